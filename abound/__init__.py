@@ -1,0 +1,11 @@
+"""abound: balls bouncing under constant gravity, resolved exactly.
+
+The physics core (:mod:`abound.physics`, :class:`Simulation`) knows nothing of
+screens: ``import abound`` never imports pyglet. The front end lives in
+:mod:`abound.render` and only reads the state.
+"""
+from abound.errors import SceneError
+from abound.simulation import Simulation, StepStats
+
+__all__ = ["Simulation", "StepStats", "SceneError", "__version__"]
+__version__ = "0.1.0"

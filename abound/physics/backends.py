@@ -1,0 +1,65 @@
+"""Backends by name: ``reference`` (the engine as plain Python) and ``fast`` (numba).
+
+Both run the same source files (roots.py, kernels.py, engine.py); the fast one
+imports them a second time as the package ``abound.physics._compiled``, whose
+``_jit.kernel`` decorator compiles each function with ``numba.njit(cache=True)``.
+"""
+import importlib
+import os
+import sys
+import types
+
+import numpy as np
+
+from abound.errors import SceneError
+
+NAMES = ("fast", "reference")
+_loaded = {}
+
+
+def _load_reference():
+    from abound.physics import engine
+    return engine
+
+
+def _load_fast():
+    import numba  # noqa: F401  (fails here, clearly, when numba is missing)
+    pkg_name = "abound.physics._compiled"
+    if pkg_name not in sys.modules:
+        pkg = types.ModuleType(pkg_name)
+        pkg.__path__ = [os.path.dirname(os.path.abspath(__file__))]
+        pkg.__package__ = pkg_name
+        sys.modules[pkg_name] = pkg
+    return importlib.import_module(pkg_name + ".engine")
+
+
+def available():
+    """Names of the backends that can run here, best first."""
+    names = []
+    try:
+        import numba  # noqa: F401
+        names.append("fast")
+    except ImportError:
+        pass
+    names.append("reference")
+    return names
+
+
+def get(name):
+    """(name, engine module) for a backend name; None picks the best available."""
+    if name is None or name == "auto":
+        name = available()[0]
+    if name not in NAMES:
+        raise SceneError(f"backend {name!r} is not one of {', '.join(NAMES)}")
+    if name not in _loaded:
+        try:
+            _loaded[name] = _load_fast() if name == "fast" else _load_reference()
+        except ImportError as exc:
+            raise SceneError(f"backend {name!r} is not available here: {exc}") from None
+    return name, _loaded[name]
+
+
+def make_params(gravity, rest_speed, mix_rule, ball_toi, width, height):
+    """The float64 parameter vector the engine reads (indices in engine.P_*)."""
+    return np.array([gravity[0], gravity[1], rest_speed, mix_rule, ball_toi, width, height],
+                    dtype=np.float64)

@@ -1,0 +1,400 @@
+"""The public face of the physics core: :class:`Simulation`.
+
+A Simulation owns a :class:`~abound.physics.world.World` (numpy arrays) and
+hands it to a backend (``reference`` or ``fast``) to step. It imports no
+graphics: ``import abound`` must work on a machine without a display.
+"""
+from dataclasses import dataclass
+import math
+
+import numpy as np
+
+from abound.errors import SceneError
+from abound.physics import backends
+from abound.physics.world import World, FREE, SLIDING, ASLEEP, PINNED, FROZEN, BOX_WALLS
+
+DEFAULT_REST_SPEED = 10.0  # px/s: slower contacts are inelastic and may put a ball to sleep
+DEFAULT_DENSITY = 1.0  # mass per px^2 when a ball's mass is not given
+RESTITUTION_MIX = ("product", "min", "max", "mean")
+BALL_TOI = ("analytic", "bisection")
+
+
+@dataclass(frozen=True)
+class StepStats:
+    """What one :meth:`Simulation.step` resolved.
+
+    ball_ball, ball_wall: contacts resolved (ball-wall counts segment faces,
+    end points and the box); events: every event processed, including a
+    sliding ball leaving its support; frozen: balls stopped for the rest of
+    the step because they exhausted the per-ball event budget (normally 0).
+    """
+
+    ball_ball: int = 0
+    ball_wall: int = 0
+    events: int = 0
+    frozen: int = 0
+
+    @property
+    def contacts(self):
+        return self.ball_ball + self.ball_wall
+
+
+def _rgba(color):
+    """A colour given as '#rrggbb', '#rrggbbaa', (r, g, b[, a]) in 0..1 or 0..255."""
+    if color is None:
+        return None
+    if isinstance(color, str):
+        s = color.lstrip("#")
+        if len(s) not in (6, 8) or any(c not in "0123456789abcdefABCDEF" for c in s):
+            raise SceneError(f"colour {color!r} is not '#rrggbb' or '#rrggbbaa'")
+        vals = [int(s[k:k + 2], 16) / 255.0 for k in range(0, len(s), 2)]
+    else:
+        vals = [float(c) for c in color]
+        if len(vals) not in (3, 4):
+            raise SceneError(f"colour {color!r} needs 3 or 4 components")
+        if any(v > 1.0 for v in vals):
+            vals = [v / 255.0 for v in vals]
+    if len(vals) == 3:
+        vals.append(1.0)
+    if not all(0.0 <= v <= 1.0 for v in vals):
+        raise SceneError(f"colour {color!r} has components outside 0..1 (or 0..255)")
+    return vals
+
+
+DEFAULT_PALETTE = ("#e6194b", "#3cb44b", "#ffe119", "#4363d8", "#f58231",
+                   "#911eb4", "#46f0f0", "#f032e6", "#bcf60c", "#fabebe")
+
+
+class Simulation:
+    """Balls in a box under constant gravity, stepped exactly by events.
+
+    Units are pixels and seconds, y up, origin bottom-left. Public arrays are
+    live float64 views into the state: ``positions`` (N, 2), ``velocities``
+    (N, 2), ``radii`` (N,), ``masses`` (N,), ``restitutions`` (N,), ``colors``
+    (N, 4) RGBA in 0..1, ``pinned`` (N,) bool (a copy), ``modes`` (N,) int8
+    (0 free, 1 sliding on a support, 2 asleep, 3 pinned, 4 frozen). User code may
+    write positions and velocities in place or assign them; the next step notices.
+    """
+
+    def __init__(self, width=800, height=600, gravity=(0.0, -980.0), backend=None,
+                 ball_toi="analytic", wall_restitution=1.0, restitution_mix="product",
+                 rest_speed=None, dt=1.0 / 60.0, density=DEFAULT_DENSITY):
+        _check_size(width, height)
+        self._world = World(width, height, _check_restitution(wall_restitution, "wall_restitution"))
+        self._gravity = _vec2(gravity, "gravity")
+        self.backend = backend
+        self.ball_toi = ball_toi
+        self.restitution_mix = restitution_mix
+        self.rest_speed = rest_speed
+        self.dt = _positive(dt, "dt")
+        self.density = _positive(density, "density")
+        self.time = 0.0
+        self.scene = None  # the scene dict this simulation was built from, if any
+        self.last_stats = StepStats()
+        self._palette_next = 0
+        self._dirty = True  # overlaps may need pushing apart before the next step
+        self._seen = None  # copy of positions/velocities after the last step
+
+    # -- settings ------------------------------------------------------------
+    @property
+    def backend(self):
+        return self._backend_name
+
+    @backend.setter
+    def backend(self, name):
+        self._backend_name, self._backend = backends.get(name)
+
+    @property
+    def ball_toi(self):
+        return self._ball_toi
+
+    @ball_toi.setter
+    def ball_toi(self, method):
+        if method not in BALL_TOI:
+            raise SceneError(f"ball_toi {method!r} is not one of {', '.join(BALL_TOI)}")
+        self._ball_toi = method
+
+    @property
+    def restitution_mix(self):
+        return self._mix
+
+    @restitution_mix.setter
+    def restitution_mix(self, rule):
+        if rule not in RESTITUTION_MIX:
+            raise SceneError(f"restitution_mix {rule!r} is not one of {', '.join(RESTITUTION_MIX)}")
+        self._mix = rule
+
+    @property
+    def rest_speed(self):
+        return self._rest_speed
+
+    @rest_speed.setter
+    def rest_speed(self, v):
+        self._rest_speed = DEFAULT_REST_SPEED if v is None else _nonnegative(v, "rest_speed")
+
+    @property
+    def gravity(self):
+        """Gravity, a (2,) float64 array in px/s^2; assign to change it at run time."""
+        return self._gravity.copy()
+
+    @gravity.setter
+    def gravity(self, g):
+        self._gravity = _vec2(g, "gravity")
+        self._world.wake_all(self._gravity)
+
+    @property
+    def wall_restitution(self):
+        return float(self._world.wall_e[0])
+
+    @wall_restitution.setter
+    def wall_restitution(self, e):
+        self._world.set_box_restitution(_check_restitution(e, "wall_restitution"))
+
+    @property
+    def width(self):
+        return self._world.width
+
+    @property
+    def height(self):
+        return self._world.height
+
+    # -- state views -----------------------------------------------------------
+    def __len__(self):
+        return self._world.n
+
+    @property
+    def n(self):
+        return self._world.n
+
+    @property
+    def positions(self):
+        return self._world.pos[:self._world.n]
+
+    @positions.setter
+    def positions(self, value):
+        self._world.pos[:self._world.n] = value
+        self._dirty = True
+
+    @property
+    def velocities(self):
+        return self._world.vel[:self._world.n]
+
+    @velocities.setter
+    def velocities(self, value):
+        self._world.vel[:self._world.n] = value
+        self._dirty = True
+
+    @property
+    def radii(self):
+        return self._world.radius[:self._world.n]
+
+    @property
+    def masses(self):
+        return self._world.mass[:self._world.n]
+
+    @property
+    def restitutions(self):
+        return self._world.rest[:self._world.n]
+
+    @property
+    def colors(self):
+        return self._world.color[:self._world.n]
+
+    @property
+    def modes(self):
+        return self._world.mode[:self._world.n]
+
+    @property
+    def pinned(self):
+        return self._world.mode[:self._world.n] == PINNED
+
+    @property
+    def walls(self):
+        """Interior segments, (M, 4) float64 rows x0, y0, x1, y1 (a copy)."""
+        w = self._world
+        return np.hstack([w.wall_p0[BOX_WALLS:w.nwalls], w.wall_p1[BOX_WALLS:w.nwalls]])
+
+    @property
+    def wall_restitutions(self):
+        w = self._world
+        return w.wall_e[BOX_WALLS:w.nwalls].copy()
+
+    # -- building --------------------------------------------------------------
+    def add_ball(self, x, y, vx=0.0, vy=0.0, radius=10.0, mass=None, restitution=1.0,
+                 pinned=False, color=None):
+        """Add one ball; returns its index. mass None means area x density."""
+        idx = self.add_balls([(x, y)], [(vx, vy)], radius=radius, mass=mass,
+                             restitution=restitution, pinned=pinned,
+                             color=None if color is None else [color])
+        return int(idx[0])
+
+    def add_balls(self, positions, velocities=None, radius=10.0, mass=None, restitution=1.0,
+                  pinned=False, color=None):
+        """Add k balls at once (arrays or scalars broadcast to k); returns their indices.
+
+        color: None (the palette in turn), one colour, or a list of k colours.
+        """
+        pos = np.asarray(positions, dtype=float).reshape(-1, 2)
+        k = len(pos)
+        vel = np.zeros((k, 2)) if velocities is None else np.broadcast_to(
+            np.asarray(velocities, dtype=float), (k, 2))
+        r = np.broadcast_to(np.asarray(radius, dtype=float), (k,)).copy()
+        if not np.all(np.isfinite(pos)) or not np.all(np.isfinite(vel)):
+            raise SceneError("ball position and velocity must be finite numbers")
+        if not np.all((r > 0) & np.isfinite(r)):
+            raise SceneError("ball radius must be a positive finite number")
+        if mass is None:
+            m = math.pi * r * r * self.density
+        else:
+            m = np.broadcast_to(np.asarray(mass, dtype=float), (k,)).copy()
+            if not np.all((m > 0) & np.isfinite(m)):
+                raise SceneError("ball mass must be a positive finite number")
+        e = np.broadcast_to(np.asarray(restitution, dtype=float), (k,)).copy()
+        if not np.all((e >= 0) & (e <= 1)):
+            raise SceneError("ball restitution must lie in 0..1")
+        pin = np.broadcast_to(np.asarray(pinned, dtype=bool), (k,))
+        if color is None:
+            cols = [_rgba(DEFAULT_PALETTE[(self._palette_next + q) % len(DEFAULT_PALETTE)])
+                    for q in range(k)]
+            self._palette_next += k
+        elif isinstance(color, str) or (len(color) in (3, 4) and np.isscalar(color[0])):
+            cols = [_rgba(color)] * k
+        else:
+            cols = [_rgba(c) for c in color]
+        idx = self._world.add_balls(pos, vel, r, m, e, pin, np.asarray(cols), self._gravity)
+        self._dirty = True
+        return idx
+
+    def remove_ball(self, i):
+        """Remove ball i; the last ball takes index i."""
+        if not 0 <= i < self.n:
+            raise IndexError(i)
+        self._world.remove_ball(i)
+        self._world.wake_all(self._gravity)
+
+    def set_pinned(self, i, pinned=True):
+        """Pin (fix in place, infinite mass) or release ball i."""
+        self._world.set_pinned(i, bool(pinned), self._gravity)
+        self._world.wake_all(self._gravity)
+
+    def add_wall(self, x0, y0, x1, y1, restitution=1.0):
+        """Add an interior wall segment; returns its index in :attr:`walls`."""
+        vals = [float(v) for v in (x0, y0, x1, y1)]
+        if not all(math.isfinite(v) for v in vals):
+            raise SceneError("wall end points must be finite numbers")
+        if vals[0] == vals[2] and vals[1] == vals[3]:
+            raise SceneError("a wall needs two distinct end points")
+        e = _check_restitution(restitution, "wall restitution")
+        idx = self._world.add_segment(*vals, e)
+        self._world.wake_all(self._gravity)
+        return idx
+
+    def resize(self, width, height):
+        """Move the box sides; balls left outside are brought back in, overlaps pushed apart."""
+        _check_size(width, height)
+        self._world.set_box(width, height)
+        self._world.wake_all(self._gravity)
+        self._dirty = True
+
+    # -- stepping ----------------------------------------------------------------
+    def _params(self):
+        return backends.make_params(self._gravity, self._rest_speed,
+                                    RESTITUTION_MIX.index(self._mix), BALL_TOI.index(self._ball_toi),
+                                    self._world.width, self._world.height)
+
+    def _notice_user_edits(self):
+        n = self._world.n
+        if self._seen is not None and len(self._seen[0]) == n and not self._dirty:
+            if (np.array_equal(self._seen[0], self._world.pos[:n])
+                    and np.array_equal(self._seen[1], self._world.vel[:n])):
+                return
+        self._dirty = True
+
+    def step(self, dt=None):
+        """Advance exactly dt seconds (default: the scene's dt); returns :class:`StepStats`."""
+        dt = self.dt if dt is None else float(dt)
+        if not (dt > 0 and math.isfinite(dt)):
+            raise ValueError(f"step dt must be a positive finite number, not {dt!r}")
+        self._notice_user_edits()
+        w = self._world
+        params = self._params()
+        if self._dirty:
+            w.wake_all(self._gravity)
+            self._backend.settle_overlaps(w.ball_arrays(), w.wall_arrays(), params)
+            self._dirty = False
+        raw = self._backend.step(w.ball_arrays(), w.wall_arrays(), params, dt)
+        self.time += dt
+        n = w.n
+        self._seen = (w.pos[:n].copy(), w.vel[:n].copy())
+        self.last_stats = StepStats(*(int(v) for v in raw[:4]))
+        return self.last_stats
+
+    # -- measures ----------------------------------------------------------------
+    def kinetic_energy(self):
+        w, n = self._world, self._world.n
+        free = w.mode[:n] != PINNED
+        v2 = np.einsum("ij,ij->i", w.vel[:n], w.vel[:n])
+        return float(0.5 * np.sum(w.mass[:n][free] * v2[free]))
+
+    def potential_energy(self):
+        """Gravitational potential -m g.p of the free balls, zero at the origin."""
+        w, n = self._world, self._world.n
+        free = w.mode[:n] != PINNED
+        return float(-np.sum(w.mass[:n][free] * (w.pos[:n][free] @ self._gravity)))
+
+    def energy(self):
+        """Kinetic plus gravitational potential energy of the balls that are not pinned."""
+        return self.kinetic_energy() + self.potential_energy()
+
+    def max_overlap(self):
+        """Largest overlap / radius over ball pairs and ball-wall pairs (0 when none)."""
+        from abound.physics.checks import max_relative_overlap
+        return max_relative_overlap(self)
+
+    # -- construction from scenes -----------------------------------------------
+    @classmethod
+    def from_config(cls, source, *, seed=None, backend=None, balls=None, size=None):
+        """Build from a scene: a TOML path, a dict (parsed TOML), or None for the default scene.
+
+        seed, backend, balls (total count of random balls) and size (w, h)
+        override the scene. Bad scenes raise :class:`~abound.SceneError`.
+        """
+        from abound.scene import build_simulation
+        return build_simulation(source, seed=seed, backend=backend, balls=balls, size=size)
+
+
+def _check_size(width, height):
+    for name, v in (("width", width), ("height", height)):
+        if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
+            raise SceneError(f"box {name} must be a positive number, not {v!r}")
+
+
+def _vec2(v, name):
+    try:
+        a = np.asarray(v, dtype=float).reshape(2)
+    except (TypeError, ValueError):
+        raise SceneError(f"{name} must be two numbers, not {v!r}") from None
+    if not np.all(np.isfinite(a)):
+        raise SceneError(f"{name} must be finite, not {v!r}")
+    return a
+
+
+def _positive(v, name):
+    v = float(v)
+    if not (v > 0 and math.isfinite(v)):
+        raise SceneError(f"{name} must be a positive number, not {v!r}")
+    return v
+
+
+def _nonnegative(v, name):
+    v = float(v)
+    if not (v >= 0 and math.isfinite(v)):
+        raise SceneError(f"{name} must be a number >= 0, not {v!r}")
+    return v
+
+
+def _check_restitution(e, name):
+    e = float(e)
+    if not 0.0 <= e <= 1.0:
+        raise SceneError(f"{name} must lie in 0..1, not {e!r}")
+    return e
