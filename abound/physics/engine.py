@@ -1,24 +1,878 @@
-"""TEMPORARY STUB (being replaced by the real event-driven engine): free flight + box reflection."""
+"""The event-driven step: every contact in time order, exact parabolas between.
+
+One source, two speeds: the reference backend runs this file as plain Python,
+the fast backend compiles it with numba (see backends.py), so it is written in
+numba's subset: numpy arrays, scalars, tuples, no Python objects.
+
+Motion. Ball i carries its own clock ``tloc[i]``: its position and velocity
+are exact at that time and it moves as p + v t + acc t^2 / 2 after it, with
+``acc`` = gravity for a free ball. An event touches only the balls it involves
+(they are brought to the event time, "synced"); every other ball's prediction
+stays valid. A per-ball counter ``count[i]``, bumped whenever i's trajectory
+changes, marks older predictions involving i as stale (lazy invalidation).
+
+Queue. A binary heap of predicted events ordered by (time, lower ball index,
+kind, other). Ties at equal times therefore go to the lower-numbered ball
+first, and for one ball: walls (faces, end points, box) before balls before
+leaving a support; pairs are ordered by their higher index. The order is part
+of the semantics: both backends share it, so they resolve identical sequences.
+
+Broad phase. A uniform grid over the box. Each ball is entered in every cell
+that its swept bounding box for the rest of the step overlaps (the bounding
+box of its parabola); a ball whose box would cover too many cells (a huge or
+very fast ball) goes on a short "big" list instead, checked against everyone.
+When a ball's trajectory changes it is entered again for its new sweep; old
+entries stay and only cost a wasted exact test. Candidates are the balls
+sharing a cell; the exact kernels decide.
+
+Rest (the Zeno problem). Under gravity a ball with restitution e < 1 would
+bounce infinitely often in finite time, and a pile would touch for ever. We
+use a restitution threshold with a supported state and sleeping:
+  1. A contact slower than ``rest_speed`` (px/s) is perfectly inelastic: its
+     normal approach is removed and nothing bounces back.
+  2. A ball whose normal speed towards a *fixed* object (wall, segment end,
+     pinned or sleeping ball) is now zero while gravity presses it in SLIDES:
+     it moves on the contact's tangent line with gravity projected onto that
+     line - still an exact parabola (a straight line), no energy change, no
+     overlap. On a flat wall it slides until it reaches the segment's end. On a
+     round support (a ball, an end point) the tangent line leaves the surface,
+     so the ball leaves the support once the gap reaches HOP_GAP x radius and
+     falls back in free flight: rolling off a peg is a series of short exact
+     hops, each ending in a slow (inelastic) contact.
+  3. A ball slower than ``rest_speed`` after a contact with a fixed object,
+     whose fixed contacts hold it against gravity (the direction opposite to
+     gravity lies within REST_ANGLE of a contact normal, or between two contact
+     normals), goes to SLEEP: velocity zero, no gravity, fixed. Sleeping balls
+     cost nothing per step. A contact at rest_speed or faster wakes a sleeper;
+     waking spreads to the sleepers it was holding up (those touching it on
+     the side opposite gravity) and releases balls sliding on it. Changing
+     gravity, the box or the state wakes every ball.
+The single dropped ball thus stops at the time the geometric series of its
+bounces predicts, up to the last bounces slower than rest_speed.
+
+Budgets. A step resolves at most MAX_BALL_EVENTS events per ball and
+MAX_EVENTS_BASE + MAX_EVENTS_PER_BALL x N in all. A ball over its budget is
+FROZEN for the rest of the step (it keeps its velocity, stops in place and acts
+as a fixed obstacle); over the total budget every ball stops where it is.
+Either way no ball overlaps, leaves the box or gains energy; the step only
+loses some time for those balls. StepStats.frozen reports it.
+"""
+import math
+
 import numpy as np
 
-P_GX, P_GY, P_REST_SPEED, P_MIX, P_BALL_TOI, P_WIDTH, P_HEIGHT = range(7)
+from ._jit import kernel
+from .kernels import (TOUCH_REL, V_EPS, line_toi, pair_toi, mix_restitution,
+                      normal_impulse, level_exit_time, ANALYTIC)
+from .roots import INF
+
+# parameter vector (backends.make_params)
+P_GX, P_GY, P_REST_SPEED, P_MIX, P_BALL_TOI, P_WIDTH, P_HEIGHT = 0, 1, 2, 3, 4, 5, 6
+
+# ball modes (world.py)
+FREE, SLIDING, ASLEEP, PINNED, FROZEN = 0, 1, 2, 3, 4
+# wall kinds (world.py); walls 0..3 are the box
+BOX_LINE, SEGMENT = 0, 1
+# what a sliding ball slides on
+SUP_NONE, SUP_FACE, SUP_BALL, SUP_END = -1, 0, 1, 2
+# event kinds, in tie order
+EV_WALL, EV_BALL, EV_LEAVE = 0, 1, 2
+
+HOP_GAP = 1e-3  # x radius: a ball sliding on a round support leaves it at this gap
+SLEEP_TOUCH = 1e-5  # x radius: contacts closer than this hold a ball when it falls asleep
+REST_COS = math.cos(0.1)  # REST_ANGLE = 0.1 rad
+MAX_BALL_EVENTS = 4000
+MAX_EVENTS_BASE = 100000
+MAX_EVENTS_PER_BALL = 400
+MAX_CELLS_PER_BALL = 64
+
+# stats vector
+S_BALL, S_WALL, S_EVENTS, S_FROZEN = 0, 1, 2, 3
 
 
-def settle_overlaps(balls, walls, params):
-    pass
+# --------------------------------------------------------------------------
+# small helpers
+# --------------------------------------------------------------------------
+@kernel
+def is_fixed(mode):
+    """Fixed balls do not move and act as infinitely heavy."""
+    return mode == ASLEEP or mode == PINNED or mode == FROZEN
 
 
-def step(balls, walls, params, dt):
-    pos, vel, acc = balls[0], balls[1], balls[2]
-    radius, mode = balls[4], balls[7]
-    m = mode != 3
-    pos[m] += vel[m] * dt + 0.5 * acc[m] * dt * dt
-    vel[m] += acc[m] * dt
-    w, h = params[P_WIDTH], params[P_HEIGHT]
-    for ax, size in ((0, w), (1, h)):
-        lo = pos[:, ax] < radius
-        hi = pos[:, ax] > size - radius
-        pos[lo, ax] = radius[lo]
-        pos[hi, ax] = size - radius[hi]
-        vel[lo | hi, ax] *= -1
-    return np.zeros(4, dtype=np.int64)
+@kernel
+def sync(B, i, t):
+    """Bring ball i's position and velocity to time t along its parabola."""
+    pos, vel, acc, tloc = B[0], B[1], B[2], B[3]
+    mode = B[7]
+    d = t - tloc[i]
+    if d != 0.0:
+        if mode[i] == FREE or mode[i] == SLIDING:
+            pos[i, 0] += (vel[i, 0] + 0.5 * acc[i, 0] * d) * d
+            pos[i, 1] += (vel[i, 1] + 0.5 * acc[i, 1] * d) * d
+            vel[i, 0] += acc[i, 0] * d
+            vel[i, 1] += acc[i, 1] * d
+        tloc[i] = t
+
+
+@kernel
+def set_free(B, i, gx, gy):
+    acc, mode, count, sup_kind, sup_idx = B[2], B[7], B[8], B[9], B[10]
+    mode[i] = FREE
+    acc[i, 0] = gx
+    acc[i, 1] = gy
+    sup_kind[i] = SUP_NONE
+    sup_idx[i] = -1
+    count[i] += 1
+
+
+@kernel
+def effective_motion(B, i):
+    """(vx, vy, ax, ay) of ball i as others see it: zero for fixed balls."""
+    vel, acc, mode = B[1], B[2], B[7]
+    if is_fixed(mode[i]):
+        return 0.0, 0.0, 0.0, 0.0
+    return vel[i, 0], vel[i, 1], acc[i, 0], acc[i, 1]
+
+
+# --------------------------------------------------------------------------
+# event queue: a binary heap in arrays. H = (times, ints (cap, 5), size (1,))
+# ints columns: a (lower ball), kind, b (other), count of a, count of b
+# --------------------------------------------------------------------------
+@kernel
+def _before(ht, hi, x, y):
+    if ht[x] != ht[y]:
+        return ht[x] < ht[y]
+    for c in range(3):
+        if hi[x, c] != hi[y, c]:
+            return hi[x, c] < hi[y, c]
+    return False
+
+
+@kernel
+def _swap(ht, hi, x, y):
+    ht[x], ht[y] = ht[y], ht[x]
+    for c in range(5):
+        tmp = hi[x, c]
+        hi[x, c] = hi[y, c]
+        hi[y, c] = tmp
+
+
+@kernel
+def heap_new(cap):
+    return np.empty(cap, dtype=np.float64), np.empty((cap, 5), dtype=np.int64), np.zeros(1, dtype=np.int64)
+
+
+@kernel
+def heap_push(H, t, a, kind, b, ca, cb):
+    ht, hi, size = H
+    k = size[0]
+    if k == len(ht):
+        ht2 = np.empty(2 * k, dtype=np.float64)
+        hi2 = np.empty((2 * k, 5), dtype=np.int64)
+        ht2[:k] = ht
+        hi2[:k] = hi
+        ht, hi = ht2, hi2
+    ht[k] = t
+    hi[k, 0] = a
+    hi[k, 1] = kind
+    hi[k, 2] = b
+    hi[k, 3] = ca
+    hi[k, 4] = cb
+    size[0] = k + 1
+    while k > 0:
+        parent = (k - 1) // 2
+        if _before(ht, hi, k, parent):
+            _swap(ht, hi, k, parent)
+            k = parent
+        else:
+            break
+    return ht, hi, size
+
+
+@kernel
+def heap_pop(H):
+    """Remove the first event; returns (t, a, kind, b, ca, cb)."""
+    ht, hi, size = H
+    t = ht[0]
+    a, kind, b, ca, cb = hi[0, 0], hi[0, 1], hi[0, 2], hi[0, 3], hi[0, 4]
+    last = size[0] - 1
+    size[0] = last
+    if last > 0:
+        _swap(ht, hi, 0, last)
+        k = 0
+        while True:
+            left = 2 * k + 1
+            if left >= last:
+                break
+            child = left
+            if left + 1 < last and _before(ht, hi, left + 1, left):
+                child = left + 1
+            if _before(ht, hi, child, k):
+                _swap(ht, hi, child, k)
+                k = child
+            else:
+                break
+    return t, a, kind, b, ca, cb
+
+
+# --------------------------------------------------------------------------
+# broad phase: a uniform grid of cell lists in arrays.
+# G = (head (cells,), ent_ball, ent_next, meta int (nent, nx, ny, nbig, query id),
+#      cell size (1,), big list, stamp (N,), is_big (N,))
+# --------------------------------------------------------------------------
+@kernel
+def _axis_range(x, v, a, T):
+    """Range of x + v t + a t^2/2 over t in [0, T]."""
+    xe = x + (v + 0.5 * a * T) * T
+    lo = min(x, xe)
+    hi = max(x, xe)
+    if a != 0.0:
+        ts = -v / a
+        if 0.0 < ts < T:
+            xs = x + 0.5 * v * ts
+            lo = min(lo, xs)
+            hi = max(hi, xs)
+    return lo, hi
+
+
+@kernel
+def swept_box(B, i, T):
+    """Bounding box (x0, y0, x1, y1) of ball i over the next T seconds."""
+    pos, radius = B[0], B[4]
+    vx, vy, ax, ay = effective_motion(B, i)
+    x0, x1 = _axis_range(pos[i, 0], vx, ax, T)
+    y0, y1 = _axis_range(pos[i, 1], vy, ay, T)
+    r = radius[i] * (1.0 + 1e-9) + 1e-9
+    return x0 - r, y0 - r, x1 + r, y1 + r
+
+
+@kernel
+def _cell_span(G, x0, y0, x1, y1):
+    meta, size = G[3], G[4]
+    nx, ny = meta[1], meta[2]
+    h = size[0]
+    ix0 = min(max(int(math.floor(x0 / h)), 0), nx - 1)
+    iy0 = min(max(int(math.floor(y0 / h)), 0), ny - 1)
+    ix1 = min(max(int(math.floor(x1 / h)), 0), nx - 1)
+    iy1 = min(max(int(math.floor(y1 / h)), 0), ny - 1)
+    return ix0, iy0, ix1, iy1
+
+
+@kernel
+def grid_new(B, width, height, dt):
+    """An empty grid sized for this step: cells about the size of a typical swept box."""
+    radius = B[4]
+    n = len(radius)
+    total = 0.0
+    for i in range(n):
+        vx, vy, ax, ay = effective_motion(B, i)
+        reach = math.sqrt(vx * vx + vy * vy) * dt + 0.5 * math.sqrt(ax * ax + ay * ay) * dt * dt
+        total += 2.0 * radius[i] + min(reach, 0.25 * (width + height))
+    h = total / max(n, 1)
+    # at most about 4 cells per ball (and at most 4 million)
+    max_cells = min(4 * n + 64, 4000000)
+    h = max(h, math.sqrt(width * height / max_cells), 1e-6 * (width + height))
+    nx = max(1, int(math.ceil(width / h)))
+    ny = max(1, int(math.ceil(height / h)))
+    head = np.full(nx * ny, -1, dtype=np.int64)
+    cap = 8 * n + 64
+    meta = np.zeros(5, dtype=np.int64)
+    meta[1] = nx
+    meta[2] = ny
+    size = np.empty(1, dtype=np.float64)
+    size[0] = h
+    return (head, np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64), meta, size,
+            np.empty(16, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.bool_))
+
+
+@kernel
+def grid_insert(G, B, i, T):
+    """Enter ball i in the cells its sweep over the next T seconds touches."""
+    head, ent_ball, ent_next, meta, size, big, stamp, is_big = G
+    x0, y0, x1, y1 = swept_box(B, i, T)
+    ix0, iy0, ix1, iy1 = _cell_span(G, x0, y0, x1, y1)
+    ncells = (ix1 - ix0 + 1) * (iy1 - iy0 + 1)
+    if ncells > MAX_CELLS_PER_BALL:
+        if not is_big[i]:
+            is_big[i] = True
+            k = meta[3]
+            if k == len(big):
+                big2 = np.empty(2 * k, dtype=np.int64)
+                big2[:k] = big
+                big = big2
+            big[k] = i
+            meta[3] = k + 1
+        return head, ent_ball, ent_next, meta, size, big, stamp, is_big
+    nx = meta[1]
+    need = meta[0] + ncells
+    if need > len(ent_ball):
+        cap = max(2 * len(ent_ball), need)
+        e2 = np.empty(cap, dtype=np.int64)
+        n2 = np.empty(cap, dtype=np.int64)
+        e2[:meta[0]] = ent_ball[:meta[0]]
+        n2[:meta[0]] = ent_next[:meta[0]]
+        ent_ball, ent_next = e2, n2
+    k = meta[0]
+    for iy in range(iy0, iy1 + 1):
+        for ix in range(ix0, ix1 + 1):
+            c = iy * nx + ix
+            ent_ball[k] = i
+            ent_next[k] = head[c]
+            head[c] = k
+            k += 1
+    meta[0] = k
+    return head, ent_ball, ent_next, meta, size, big, stamp, is_big
+
+
+@kernel
+def grid_candidates(G, B, i, T, out):
+    """Write the balls that may meet ball i within T seconds into out; returns their count.
+    out must hold N entries; each candidate appears once (per-query stamps)."""
+    head, ent_ball, ent_next, meta, size, big, stamp, is_big = G
+    n = len(B[4])
+    meta[4] += 1
+    q = meta[4]
+    m = 0
+    if is_big[i]:
+        for j in range(n):
+            if j != i:
+                out[m] = j
+                m += 1
+        return m
+    x0, y0, x1, y1 = swept_box(B, i, T)
+    ix0, iy0, ix1, iy1 = _cell_span(G, x0, y0, x1, y1)
+    nx = meta[1]
+    for iy in range(iy0, iy1 + 1):
+        for ix in range(ix0, ix1 + 1):
+            k = head[iy * nx + ix]
+            while k >= 0:
+                j = ent_ball[k]
+                if j != i and stamp[j] != q:
+                    stamp[j] = q
+                    out[m] = j
+                    m += 1
+                k = ent_next[k]
+    for k in range(meta[3]):
+        j = big[k]
+        if j != i and stamp[j] != q:
+            stamp[j] = q
+            out[m] = j
+            m += 1
+    return m
+
+
+# --------------------------------------------------------------------------
+# prediction
+# --------------------------------------------------------------------------
+@kernel
+def predict_walls(B, W, H, i, t, h):
+    """Push ball i's first contact with each wall (face or end point) within h."""
+    pos, vel, acc, radius, mode, count, sup_kind, sup_idx = B[0], B[1], B[2], B[4], B[7], B[8], B[9], B[10]
+    wp0, wp1, wn, wt, wlen, wc, we, wkind = W
+    r = radius[i]
+    touch = TOUCH_REL * r
+    px, py, vx, vy, ax, ay = pos[i, 0], pos[i, 1], vel[i, 0], vel[i, 1], acc[i, 0], acc[i, 1]
+    for w in range(len(wc)):
+        on_face = mode[i] == SLIDING and sup_kind[i] == SUP_FACE and sup_idx[i] == w
+        nx, ny = wn[w, 0], wn[w, 1]
+        best = INF
+        part = 0
+        if wkind[w] == BOX_LINE:
+            if not on_face:
+                best, resting = line_toi(nx * px + ny * py - wc[w] - r, nx * vx + ny * vy,
+                                         nx * ax + ny * ay, touch, h, True)
+        else:
+            sd = nx * px + ny * py - wc[w]
+            vn = nx * vx + ny * vy
+            an = nx * ax + ny * ay
+            near = 1.0 if sd > 0.0 or (sd == 0.0 and vn < 0.0) else -1.0
+            if not on_face:
+                for side in (near, -near):
+                    tc, resting = line_toi(side * sd - r, side * vn, side * an, touch, h, side == near)
+                    if tc < best:
+                        u = (wt[w, 0] * (px + (vx + 0.5 * ax * tc) * tc - wp0[w, 0])
+                             + wt[w, 1] * (py + (vy + 0.5 * ay * tc) * tc - wp0[w, 1]))
+                        if 0.0 <= u <= wlen[w]:
+                            best = tc
+            for end in range(2):
+                ex = wp0[w, 0] if end == 0 else wp1[w, 0]
+                ey = wp0[w, 1] if end == 0 else wp1[w, 1]
+                if mode[i] == SLIDING and sup_kind[i] == SUP_END and sup_idx[i] == 2 * w + end:
+                    continue
+                tc, resting = pair_toi(ex - px, ey - py, -vx, -vy, -ax, -ay, r, touch, h, ANALYTIC)
+                if tc < best:
+                    best = tc
+                    part = 1 + end
+        if best < INF:
+            H = heap_push(H, t + best, i, EV_WALL, 3 * w + part, count[i], 0)
+    return H
+
+
+@kernel
+def predict_pair(B, H, i, j, t, h, method):
+    """Push the first contact of balls i and j (both synced to t) within h."""
+    pos, radius, mode, count, sup_kind, sup_idx = B[0], B[4], B[7], B[8], B[9], B[10]
+    if is_fixed(mode[i]) and is_fixed(mode[j]):
+        return H
+    if mode[i] == SLIDING and sup_kind[i] == SUP_BALL and sup_idx[i] == j:
+        return H
+    if mode[j] == SLIDING and sup_kind[j] == SUP_BALL and sup_idx[j] == i:
+        return H
+    vix, viy, aix, aiy = effective_motion(B, i)
+    vjx, vjy, ajx, ajy = effective_motion(B, j)
+    R = radius[i] + radius[j]
+    touch = TOUCH_REL * min(radius[i], radius[j])
+    tc, resting = pair_toi(pos[j, 0] - pos[i, 0], pos[j, 1] - pos[i, 1], vjx - vix, vjy - viy,
+                           ajx - aix, ajy - aiy, R, touch, h, method)
+    if tc < INF:
+        a, b = (i, j) if i < j else (j, i)
+        H = heap_push(H, t + tc, a, EV_BALL, b, count[a], count[b])
+    return H
+
+
+@kernel
+def predict_leave(B, W, H, i, t, h):
+    """Push the time sliding ball i leaves its support (segment end, or the gap on a round one)."""
+    pos, vel, acc, radius, count = B[0], B[1], B[2], B[4], B[8]
+    sup_kind, sup_idx, sup_n, sup_c, sup_r = B[9], B[10], B[11], B[12], B[13]
+    if sup_kind[i] == SUP_FACE:
+        if sup_r[i] < 0.0:
+            return H  # a box side has no end
+        tx, ty = W[3][sup_idx[i], 0], W[3][sup_idx[i], 1]  # along the segment, from p0
+    else:
+        tx, ty = -sup_n[i, 1], sup_n[i, 0]
+    ox, oy = pos[i, 0] - sup_c[i, 0], pos[i, 1] - sup_c[i, 1]
+    s0 = tx * ox + ty * oy
+    v = tx * vel[i, 0] + ty * vel[i, 1]
+    a = tx * acc[i, 0] + ty * acc[i, 1]
+    if sup_kind[i] == SUP_FACE:
+        # sup_c holds the segment's p0 and sup_r its length
+        tc = level_exit_time(s0, v, a, 0.0, sup_r[i], h)
+    else:
+        gap = HOP_GAP * radius[i]
+        reach = math.sqrt(2.0 * sup_r[i] * gap + gap * gap)
+        tc = level_exit_time(s0, v, a, -reach, reach, h)
+    if tc < INF:
+        H = heap_push(H, t + tc, i, EV_LEAVE, -1, count[i], 0)
+    return H
+
+
+@kernel
+def predict_ball(B, W, H, G, i, t, dt, method, initial, cand):
+    """Push ball i's next events (i synced to t). Outside the first pass, i is
+    first entered in the grid for its new sweep. initial: the first pass of a
+    step, where every ball is already in the grid and a pair of moving balls is
+    predicted once, from its lower index."""
+    mode = B[7]
+    h = dt - t
+    if not initial:
+        G = grid_insert(G, B, i, h)
+    fixed_i = is_fixed(mode[i])
+    if not fixed_i:
+        H = predict_walls(B, W, H, i, t, h)
+        if mode[i] == SLIDING:
+            H = predict_leave(B, W, H, i, t, h)
+    m = grid_candidates(G, B, i, h, cand)
+    for k in range(m):
+        j = cand[k]
+        if initial and j < i and not is_fixed(mode[j]):
+            continue
+        if fixed_i and is_fixed(mode[j]):
+            continue
+        sync(B, j, t)
+        H = predict_pair(B, H, i, j, t, h, method)
+    return H, G
+
+
+# --------------------------------------------------------------------------
+# rest: sliding, sleeping, waking
+# --------------------------------------------------------------------------
+@kernel
+def _held(normals, k, gx, gy):
+    """Do contact normals (pointing into the ball) hold it against gravity g?"""
+    g = math.sqrt(gx * gx + gy * gy)
+    if g == 0.0:
+        return False
+    ux, uy = -gx / g, -gy / g
+    left = False
+    right = False
+    for q in range(k):
+        nx, ny = normals[q, 0], normals[q, 1]
+        d = nx * ux + ny * uy
+        if d >= REST_COS:
+            return True
+        if d > 0.0:
+            if ux * ny - uy * nx > 0.0:
+                left = True
+            else:
+                right = True
+    return left and right
+
+
+@kernel
+def try_sleep(B, W, G, i, gx, gy, normals, cand):
+    """Put ball i to sleep if its fixed contacts hold it against gravity."""
+    pos, vel, acc, radius, mode, count = B[0], B[1], B[2], B[4], B[7], B[8]
+    wp0, wp1, wn, wt, wlen, wc, we, wkind = W
+    r = radius[i]
+    tol = SLEEP_TOUCH * r
+    px, py = pos[i, 0], pos[i, 1]
+    k = 0
+    for w in range(len(wc)):
+        if k >= len(normals):
+            break
+        if wkind[w] == BOX_LINE:
+            if wn[w, 0] * px + wn[w, 1] * py - wc[w] - r <= tol:
+                normals[k, 0] = wn[w, 0]
+                normals[k, 1] = wn[w, 1]
+                k += 1
+        else:
+            u = wt[w, 0] * (px - wp0[w, 0]) + wt[w, 1] * (py - wp0[w, 1])
+            u = min(max(u, 0.0), wlen[w])
+            cx = wp0[w, 0] + u * wt[w, 0]
+            cy = wp0[w, 1] + u * wt[w, 1]
+            d = math.sqrt((px - cx) ** 2 + (py - cy) ** 2)
+            if 0.0 < d <= r + tol:
+                normals[k, 0] = (px - cx) / d
+                normals[k, 1] = (py - cy) / d
+                k += 1
+    m = grid_candidates(G, B, i, 0.0, cand)
+    for q in range(m):
+        if k >= len(normals):
+            break
+        j = cand[q]
+        if mode[j] != ASLEEP and mode[j] != PINNED:
+            continue
+        dx, dy = px - pos[j, 0], py - pos[j, 1]
+        d = math.sqrt(dx * dx + dy * dy)
+        if 0.0 < d <= r + radius[j] + tol:
+            normals[k, 0] = dx / d
+            normals[k, 1] = dy / d
+            k += 1
+    if not _held(normals, k, gx, gy):
+        return False
+    mode[i] = ASLEEP
+    vel[i, 0] = 0.0
+    vel[i, 1] = 0.0
+    acc[i, 0] = 0.0
+    acc[i, 1] = 0.0
+    count[i] += 1
+    return True
+
+
+@kernel
+def after_contact(B, W, G, i, fixed_other, nx, ny, skind, sidx, cx, cy, cr,
+                  gx, gy, rest_speed, normals, cand):
+    """Decide ball i's state after a contact whose normal n points into i.
+
+    Its old support (if any) no longer applies: it is free, unless the contact
+    was with a fixed object, left no normal speed and gravity presses it in -
+    then it sleeps if slow and held, else slides on the contact's tangent line.
+    """
+    vel, acc, mode = B[1], B[2], B[7]
+    sup_kind, sup_idx, sup_n, sup_c, sup_r = B[9], B[10], B[11], B[12], B[13]
+    set_free(B, i, gx, gy)
+    if not fixed_other:
+        return
+    gn = gx * nx + gy * ny
+    if gn >= 0.0:
+        return
+    vx, vy = vel[i, 0], vel[i, 1]
+    vn = vx * nx + vy * ny
+    if abs(vn) > V_EPS + 1e-12 * math.sqrt(vx * vx + vy * vy):
+        return  # it bounced off
+    if math.sqrt(vx * vx + vy * vy) < max(rest_speed, V_EPS):
+        if try_sleep(B, W, G, i, gx, gy, normals, cand):
+            return
+    vel[i, 0] = vx - vn * nx
+    vel[i, 1] = vy - vn * ny
+    mode[i] = SLIDING
+    acc[i, 0] = gx - gn * nx
+    acc[i, 1] = gy - gn * ny
+    sup_kind[i] = skind
+    sup_idx[i] = sidx
+    sup_n[i, 0] = nx
+    sup_n[i, 1] = ny
+    sup_c[i, 0] = cx
+    sup_c[i, 1] = cy
+    sup_r[i] = cr
+
+
+@kernel
+def wake(B, G, j, t, gx, gy, todo, ntodo, cand):
+    """Wake sleeping ball j and, transitively, the sleepers it holds up; release
+    balls sliding on any of them. Appends every changed ball to todo."""
+    pos, mode, sup_kind, sup_idx, radius, tloc = B[0], B[7], B[9], B[10], B[4], B[3]
+    stack = np.empty(len(mode), dtype=np.int64)
+    stack[0] = j
+    top = 1
+    mode[j] = FREE  # marks it as taken; set_free below does the rest
+    while top > 0:
+        top -= 1
+        k = stack[top]
+        tloc[k] = t
+        set_free(B, k, gx, gy)
+        todo[ntodo] = k
+        ntodo += 1
+        m = grid_candidates(G, B, k, 0.0, cand)
+        for q in range(m):
+            s = cand[q]
+            if mode[s] == SLIDING and sup_kind[s] == SUP_BALL and sup_idx[s] == k:
+                sync(B, s, t)
+                set_free(B, s, gx, gy)
+                todo[ntodo] = s
+                ntodo += 1
+                continue
+            dx, dy = pos[s, 0] - pos[k, 0], pos[s, 1] - pos[k, 1]
+            if math.sqrt(dx * dx + dy * dy) > radius[s] + radius[k] + SLEEP_TOUCH * radius[s]:
+                continue
+            if mode[s] == ASLEEP and -(dx * gx + dy * gy) > 0.0:
+                mode[s] = FREE
+                stack[top] = s
+                top += 1
+    return ntodo
+
+
+# --------------------------------------------------------------------------
+# responses
+# --------------------------------------------------------------------------
+@kernel
+def resolve_wall(B, W, G, i, code, t, params, normals, cand):
+    """Ball i meets wall code // 3 (part 0: face, 1: end p0, 2: end p1)."""
+    pos, vel, rest = B[0], B[1], B[6]
+    wp0, wp1, wn, wt, wlen, wc, we, wkind = W
+    gx, gy, rest_speed = params[P_GX], params[P_GY], params[P_REST_SPEED]
+    w = code // 3
+    part = code - 3 * w
+    sync(B, i, t)
+    if part == 0:
+        nx, ny = wn[w, 0], wn[w, 1]
+        if wkind[w] == SEGMENT and nx * pos[i, 0] + ny * pos[i, 1] - wc[w] < 0.0:
+            nx, ny = -nx, -ny
+        skind, sidx, cx, cy, cr = SUP_FACE, w, wp0[w, 0], wp0[w, 1], wlen[w]
+    else:
+        ex = wp0[w, 0] if part == 1 else wp1[w, 0]
+        ey = wp0[w, 1] if part == 1 else wp1[w, 1]
+        dx, dy = pos[i, 0] - ex, pos[i, 1] - ey
+        d = math.sqrt(dx * dx + dy * dy)
+        if d == 0.0:
+            dx, dy, d = 0.0, 1.0, 1.0
+        nx, ny = dx / d, dy / d
+        skind, sidx, cx, cy, cr = SUP_END, 2 * w + part - 1, ex, ey, d
+    if skind == SUP_FACE and wkind[w] == BOX_LINE:
+        cr = -1.0  # a box side is an infinite line: a ball slides along it without end
+    vn = vel[i, 0] * nx + vel[i, 1] * ny
+    if vn < 0.0:
+        e = mix_restitution(rest[i], we[w], int(params[P_MIX]))
+        if -vn < rest_speed:
+            e = 0.0
+        J = normal_impulse(vn, 0.0, 1.0, e)  # the wall is infinitely heavy
+        vel[i, 0] += J * nx
+        vel[i, 1] += J * ny
+    after_contact(B, W, G, i, True, nx, ny, skind, sidx, cx, cy, cr, gx, gy, rest_speed,
+                  normals, cand)
+
+
+@kernel
+def resolve_pair(B, W, G, a, b, t, params, todo, ntodo, normals, cand):
+    """Balls a and b meet: wake a sleeper hit hard enough, exchange the normal impulse."""
+    pos, vel, radius, inv_mass, rest, mode = B[0], B[1], B[4], B[5], B[6], B[7]
+    gx, gy, rest_speed = params[P_GX], params[P_GY], params[P_REST_SPEED]
+    sync(B, a, t)
+    sync(B, b, t)
+    dx, dy = pos[b, 0] - pos[a, 0], pos[b, 1] - pos[a, 1]
+    d = math.sqrt(dx * dx + dy * dy)
+    if d == 0.0:
+        dx, dy, d = 1.0, 0.0, 1.0
+    nx, ny = dx / d, dy / d
+    vax, vay, _, _ = effective_motion(B, a)
+    vbx, vby, _, _ = effective_motion(B, b)
+    vn = (vbx - vax) * nx + (vby - vay) * ny
+    if -vn >= rest_speed:
+        if mode[a] == ASLEEP:
+            ntodo = wake(B, G, a, t, gx, gy, todo, ntodo, cand)
+        if mode[b] == ASLEEP:
+            ntodo = wake(B, G, b, t, gx, gy, todo, ntodo, cand)
+    fixed_a = is_fixed(mode[a])
+    fixed_b = is_fixed(mode[b])
+    if vn < 0.0:
+        e = mix_restitution(rest[a], rest[b], int(params[P_MIX]))
+        if -vn < rest_speed:
+            e = 0.0
+        inv_a = 0.0 if fixed_a else inv_mass[a]
+        inv_b = 0.0 if fixed_b else inv_mass[b]
+        J = normal_impulse(vn, inv_a, inv_b, e)
+        if not fixed_a:
+            vel[a, 0] -= J * inv_a * nx
+            vel[a, 1] -= J * inv_a * ny
+        if not fixed_b:
+            vel[b, 0] += J * inv_b * nx
+            vel[b, 1] += J * inv_b * ny
+    R = radius[a] + radius[b]
+    if not fixed_a:
+        after_contact(B, W, G, a, fixed_b, -nx, -ny, SUP_BALL, b, pos[b, 0], pos[b, 1], R,
+                      gx, gy, rest_speed, normals, cand)
+        todo[ntodo] = a
+        ntodo += 1
+    if not fixed_b:
+        after_contact(B, W, G, b, fixed_a, nx, ny, SUP_BALL, a, pos[a, 0], pos[a, 1], R,
+                      gx, gy, rest_speed, normals, cand)
+        todo[ntodo] = b
+        ntodo += 1
+    return ntodo
+
+
+# --------------------------------------------------------------------------
+# the step
+# --------------------------------------------------------------------------
+@kernel
+def step(B, W, params, dt):
+    """Advance every ball exactly dt seconds; returns stats (ball-ball, ball-wall, events, frozen)."""
+    pos, vel, acc, tloc, radius = B[0], B[1], B[2], B[3], B[4]
+    mode, count = B[7], B[8]
+    n = len(radius)
+    stats = np.zeros(4, dtype=np.int64)
+    gx, gy = params[P_GX], params[P_GY]
+    method = int(params[P_BALL_TOI])
+    width, height = params[P_WIDTH], params[P_HEIGHT]
+    for i in range(n):
+        tloc[i] = 0.0
+    H = heap_new(4 * n + 64)
+    G = grid_new(B, width, height, dt)
+    cand = np.empty(max(n, 1), dtype=np.int64)
+    todo = np.empty(4 * n + 8, dtype=np.int64)
+    normals = np.empty((16, 2), dtype=np.float64)
+    ball_events = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        G = grid_insert(G, B, i, dt)
+    for i in range(n):
+        if not is_fixed(mode[i]):
+            H, G = predict_ball(B, W, H, G, i, 0.0, dt, method, True, cand)
+    budget = MAX_EVENTS_BASE + MAX_EVENTS_PER_BALL * n
+    stopped = False
+    while H[2][0] > 0:
+        t, a, kind, b, ca, cb = heap_pop(H)
+        if count[a] != ca or (kind == EV_BALL and count[b] != cb):
+            continue  # stale: a trajectory changed since this was predicted
+        stats[S_EVENTS] += 1
+        if stats[S_EVENTS] > budget:
+            stopped = True
+            break
+        ball_events[a] += 1
+        if kind == EV_BALL:
+            ball_events[b] += 1
+        over = -1
+        if ball_events[a] > MAX_BALL_EVENTS and not is_fixed(mode[a]):
+            over = a
+        elif kind == EV_BALL and ball_events[b] > MAX_BALL_EVENTS and not is_fixed(mode[b]):
+            over = b
+        if over >= 0:
+            sync(B, over, t)
+            mode[over] = FROZEN
+            count[over] += 1
+            stats[S_FROZEN] += 1
+            H, G = predict_ball(B, W, H, G, over, t, dt, method, False, cand)
+            continue
+        ntodo = 0
+        if kind == EV_WALL:
+            resolve_wall(B, W, G, a, b, t, params, normals, cand)
+            stats[S_WALL] += 1
+            todo[0] = a
+            ntodo = 1
+        elif kind == EV_BALL:
+            ntodo = resolve_pair(B, W, G, a, b, t, params, todo, 0, normals, cand)
+            stats[S_BALL] += 1
+        else:
+            sync(B, a, t)
+            set_free(B, a, gx, gy)
+            todo[0] = a
+            ntodo = 1
+        for k in range(ntodo):
+            H, G = predict_ball(B, W, H, G, todo[k], t, dt, method, False, cand)
+    for i in range(n):
+        if not stopped:
+            sync(B, i, dt)
+        tloc[i] = 0.0
+        if mode[i] == FROZEN:
+            mode[i] = FREE
+            acc[i, 0] = gx
+            acc[i, 1] = gy
+            count[i] += 1
+    clamp_into_box(B, width, height)
+    return stats
+
+
+@kernel
+def clamp_into_box(B, width, height):
+    """Keep every centre at least a radius from the box sides (round-off guard;
+    a ball wider than the box sits on its middle line)."""
+    pos, vel, radius, mode = B[0], B[1], B[4], B[7]
+    for i in range(len(radius)):
+        if mode[i] == PINNED:
+            continue
+        r = radius[i]
+        for ax in range(2):
+            size = width if ax == 0 else height
+            lo = r
+            hi = size - r
+            if lo > hi:
+                lo = hi = 0.5 * size
+            if pos[i, ax] < lo:
+                pos[i, ax] = lo
+                if vel[i, ax] < 0.0:
+                    vel[i, ax] = 0.0
+            elif pos[i, ax] > hi:
+                pos[i, ax] = hi
+                if vel[i, ax] > 0.0:
+                    vel[i, ax] = 0.0
+
+
+@kernel
+def settle_overlaps(B, W, params):
+    """Push overlapping balls apart (positions only, no velocity): after the
+    user adds balls on top of others, edits the state, or shrinks the box.
+    Iterated projection, heavier balls moving less, pinned not at all;
+    coincident centres separate along a direction set by their indices."""
+    pos, radius, inv_mass, mode = B[0], B[4], B[5], B[7]
+    n = len(radius)
+    width, height = params[P_WIDTH], params[P_HEIGHT]
+    clamp_into_box(B, width, height)
+    if n < 2:
+        return
+    cand = np.empty(n, dtype=np.int64)
+    for it in range(200):
+        G = grid_new(B, width, height, 0.0)
+        for i in range(n):
+            G = grid_insert(G, B, i, 0.0)
+        worst = 0.0
+        for i in range(n):
+            m = grid_candidates(G, B, i, 0.0, cand)
+            for q in range(m):
+                j = cand[q]
+                if j < i:
+                    continue
+                wi = 0.0 if mode[i] == PINNED else inv_mass[i]
+                wj = 0.0 if mode[j] == PINNED else inv_mass[j]
+                if wi + wj == 0.0:
+                    continue
+                dx, dy = pos[j, 0] - pos[i, 0], pos[j, 1] - pos[i, 1]
+                d = math.sqrt(dx * dx + dy * dy)
+                R = radius[i] + radius[j]
+                over = R - d
+                if over <= 1e-12 * R:
+                    continue
+                worst = max(worst, over / min(radius[i], radius[j]))
+                if d == 0.0:
+                    ang = 2.399963 * (i + 1) + 0.7 * j  # golden-angle spread
+                    dx, dy, d = math.cos(ang), math.sin(ang), 1.0
+                # move a little past contact so round-off leaves no overlap
+                push = over * (1.0 + 1e-9) + 1e-12 * R
+                si = push * wi / (wi + wj)
+                sj = push * wj / (wi + wj)
+                pos[i, 0] -= si * dx / d
+                pos[i, 1] -= si * dy / d
+                pos[j, 0] += sj * dx / d
+                pos[j, 1] += sj * dy / d
+        clamp_into_box(B, width, height)
+        if worst <= 1e-9:
+            break

@@ -1,0 +1,217 @@
+"""Scalar time-of-impact and response kernels: the math, written once.
+
+The reference backend calls these as plain Python; the fast backend compiles
+this same file with numba. All positions are px, velocities px/s,
+accelerations px/s^2, times s. A time of impact (TOI) is measured from "now"
+and searched in [0, h]; ``inf`` means no contact in the horizon.
+
+Every TOI answers (t, resting): resting means the two sides touch now with no
+normal speed while their accelerations press them together (a ball lying on
+the floor). The engine turns such contacts into a sliding or sleeping state
+instead of an endless series of zero-time bounces (see engine.py).
+"""
+import math
+
+from ._jit import kernel
+from .roots import INF, quadratic_roots, first_down_crossing
+
+# Normal speeds below V_EPS px/s at a touching contact count as zero: they are
+# round-off of a velocity that a response has just made tangential.
+V_EPS = 1e-6
+# Gaps below TOUCH_REL x radius count as touching (round-off of contact positions).
+TOUCH_REL = 1e-9
+
+ANALYTIC, BISECTION = 0, 1
+MIX_PRODUCT, MIX_MIN, MIX_MAX, MIX_MEAN = 0, 1, 2, 3
+
+# Bisection method: stop when the bracket is this narrow (s) ...
+BISECTION_TOL = 1e-12
+# ... and give up conservative advancement after this many steps (a graze).
+BISECTION_MAX_STEPS = 10000
+
+
+@kernel
+def line_toi(gap, vn, an, touch, h, allow_now):
+    """Ball against a line: the gap (px) between the ball's surface and the line
+    is gap + vn t + an t^2 / 2 (vn, an: normal velocity and acceleration, negative
+    towards the line). Returns (t, resting) for the first time in [0, h] at which
+    the gap closes while the ball approaches; the other root (the ball leaving)
+    is never reported. allow_now=False skips the touching-now test (used for the
+    far face of a segment, which a ball on the near side cannot touch now).
+    """
+    if allow_now and gap <= touch:
+        if vn < -V_EPS:
+            return 0.0, False
+        if vn <= V_EPS and an < 0.0:
+            return 0.0, True
+    n, r0, r1 = quadratic_roots(0.5 * an, vn, gap)
+    if n > 0 and 0.0 <= r0 <= h and vn + an * r0 < 0.0:
+        return r0, False
+    if n > 1 and 0.0 <= r1 <= h and vn + an * r1 < 0.0:
+        return r1, False
+    return INF, False
+
+
+@kernel
+def pair_toi(dx, dy, dvx, dvy, dax, day, R, touch, h, method):
+    """Two circles whose centres are dp = (dx, dy) apart (second minus first),
+    with relative velocity dv and relative acceleration da, touching at distance R.
+
+    da = 0 (both balls free under the same gravity: it cancels) makes the
+    relative motion a straight line and the contact time the root of a
+    quadratic; otherwise (a pinned, sleeping or sliding partner, or an end
+    point) it is a parabola and the contact time the first downward crossing
+    of a quartic. method BISECTION refines the time by bisection instead.
+    Returns (t, resting).
+    """
+    dist = math.sqrt(dx * dx + dy * dy)
+    if dist == 0.0:
+        return INF, False  # coincident centres: settle_overlaps separates them
+    gap = dist - R
+    vn = (dx * dvx + dy * dvy) / dist  # rate of change of the distance
+    linear = dax == 0.0 and day == 0.0
+    if gap <= touch:
+        if vn < -V_EPS:
+            return 0.0, False
+        if vn <= V_EPS:
+            # second derivative of the distance: pressing if negative
+            v2 = dvx * dvx + dvy * dvy
+            an = (dx * dax + dy * day) / dist + (v2 - vn * vn) / dist
+            if an < 0.0 and not linear:
+                return 0.0, True
+        if linear:
+            return INF, False  # touching and not approaching on a straight line: never
+    speed = math.sqrt(dvx * dvx + dvy * dvy)
+    accel = math.sqrt(dax * dax + day * day)
+    if gap > speed * h + 0.5 * accel * h * h:
+        return INF, False  # cannot close the gap within the horizon
+    if method == BISECTION:
+        return pair_toi_bisection(dx, dy, dvx, dvy, dax, day, R, h), False
+    if linear:
+        return pair_toi_linear(dx, dy, dvx, dvy, R, gap, dist, h), False
+    c4 = 0.25 * (dax * dax + day * day)
+    c3 = dvx * dax + dvy * day
+    c2 = dvx * dvx + dvy * dvy + dx * dax + dy * day
+    c1 = 2.0 * (dx * dvx + dy * dvy)
+    c0 = gap * (dist + R)  # |dp|^2 - R^2 without cancellation
+    return first_down_crossing(c4, c3, c2, c1, c0, h), False
+
+
+@kernel
+def pair_toi_linear(dx, dy, dvx, dvy, R, gap, dist, h):
+    """Swept circle test, straight relative motion: the smaller root of
+    |dp + dv t|^2 = R^2, as t = C / (-B + sqrt(B^2 - A C)), which stays exact
+    when the balls are close (no cancellation)."""
+    B = dx * dvx + dy * dvy
+    if B >= 0.0:
+        return INF  # moving apart or sideways
+    A = dvx * dvx + dvy * dvy
+    C = gap * (dist + R)
+    disc = B * B - A * C
+    if disc <= 0.0:
+        return INF  # closest approach is farther than R (or a graze)
+    t = C / (-B + math.sqrt(disc))
+    if t > h:
+        return INF
+    return t if t > 0.0 else 0.0
+
+
+@kernel
+def _separation(dx, dy, dvx, dvy, dax, day, R, t):
+    px = dx + (dvx + 0.5 * dax * t) * t
+    py = dy + (dvy + 0.5 * day * t) * t
+    return math.sqrt(px * px + py * py) - R
+
+
+@kernel
+def pair_toi_bisection(dx, dy, dvx, dvy, dax, day, R, h):
+    """Contact time by bisection on the separation s(t) = |dp(t)| - R.
+
+    Bracketing by conservative advancement: from a time with s > 0, the gap
+    cannot close sooner than tau with |v| tau + |da| tau^2 / 2 = s (|v| the
+    relative speed now), so [t, t + tau] is contact-free and no contact is ever
+    skipped, however small and fast the balls. Probes ahead (2 tau; doubling
+    further when the relative motion is straight, where s is convex and the
+    first negative probe brackets the first contact) find a time with s <= 0;
+    bisection then narrows [s > 0, s <= 0] to BISECTION_TOL and returns the
+    s > 0 end, so the balls never overlap at the contact.
+    """
+    accel = math.sqrt(dax * dax + day * day)
+    t = 0.0
+    for _ in range(BISECTION_MAX_STEPS):
+        px = dx + (dvx + 0.5 * dax * t) * t
+        py = dy + (dvy + 0.5 * day * t) * t
+        vx = dvx + dax * t
+        vy = dvy + day * t
+        s = math.sqrt(px * px + py * py) - R
+        if s <= 0.0:
+            return t
+        if accel == 0.0 and px * vx + py * vy >= 0.0:
+            return INF  # straight motion, moving apart: never
+        w = math.sqrt(vx * vx + vy * vy)
+        tau = 2.0 * s / (w + math.sqrt(w * w + 2.0 * accel * s))
+        lo = t + tau
+        if lo > h:
+            return INF
+        step = 2.0 * tau
+        while True:
+            hi = t + step
+            if hi > h:
+                hi = h
+            if _separation(dx, dy, dvx, dvy, dax, day, R, hi) <= 0.0:
+                while hi - lo > BISECTION_TOL:
+                    mid = 0.5 * (lo + hi)
+                    if _separation(dx, dy, dvx, dvy, dax, day, R, mid) > 0.0:
+                        lo = mid
+                    else:
+                        hi = mid
+                return lo
+            if accel != 0.0 or hi >= h:
+                break
+            step *= 2.0
+        if lo <= t:
+            return INF  # no progress possible in floating point
+        t = lo
+    return INF
+
+
+@kernel
+def mix_restitution(e1, e2, rule):
+    """Restitution of a contact from its two sides' values."""
+    if rule == MIX_PRODUCT:
+        return e1 * e2
+    if rule == MIX_MIN:
+        return min(e1, e2)
+    if rule == MIX_MAX:
+        return max(e1, e2)
+    return 0.5 * (e1 + e2)
+
+
+@kernel
+def normal_impulse(vn, inv_m1, inv_m2, e):
+    """Impulse magnitude J along the unit normal n for a relative normal
+    velocity vn = (v2 - v1) . n < 0: v1 -= J inv_m1 n, v2 += J inv_m2 n.
+
+    From momentum conservation and vn' = -e vn: J = -(1 + e) vn / (1/m1 + 1/m2).
+    Kinetic energy changes by -(1 - e^2) vn^2 / (2 (1/m1 + 1/m2)) <= 0. An
+    infinitely heavy side (wall, end point, pinned ball) has inv_m = 0.
+    """
+    return -(1.0 + e) * vn / (inv_m1 + inv_m2)
+
+
+@kernel
+def level_exit_time(x0, v, a, lo, hi, h):
+    """First t in (0, h] at which x(t) = x0 + v t + a t^2/2 leaves [lo, hi]
+    (rising through hi or falling through lo), or inf."""
+    best = INF
+    n, r0, r1 = quadratic_roots(0.5 * a, v, x0 - hi)
+    if n > 0 and 0.0 < r0 <= h and v + a * r0 > 0.0:
+        best = r0
+    elif n > 1 and 0.0 < r1 <= h and v + a * r1 > 0.0:
+        best = r1
+    n, r0, r1 = quadratic_roots(0.5 * a, v, x0 - lo)
+    if n > 0 and 0.0 < r0 <= h and v + a * r0 < 0.0:
+        best = min(best, r0)
+    elif n > 1 and 0.0 < r1 <= h and v + a * r1 < 0.0:
+        best = min(best, r1)
+    return best
