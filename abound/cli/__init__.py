@@ -1,0 +1,97 @@
+"""The ``abound`` command: ``abound <command> [options]``.
+
+Each command is a module ``abound.cli.<name>`` with ``add_arguments(parser)``
+and ``run(args) -> int``. Only the module of the command being run is
+imported (so ``abound check`` never imports pyglet). A bad scene or a bad
+argument is one line on stderr, ``abound: error: <message>``, and exit status 2.
+"""
+import argparse
+import importlib
+import sys
+
+# name -> one-line help; the order is the order of ``abound --help``
+COMMANDS = {
+    "demo": "open a window and run a scene (the main job)",
+    "saver": "run as a full-screen screensaver",
+    "capture": "render a scene headlessly to image frames or a video",
+    "replay": "replay a recorded run",
+    "check": "validate scene files",
+    "bench": "time the physics headlessly (no window)",
+}
+PROG = "abound"
+
+
+def _fail(message):
+    print(f"{PROG}: error: {' '.join(str(message).split())}", file=sys.stderr)
+    return 2
+
+
+def _load(name):
+    """The command module, or a one-line reason why it cannot be loaded."""
+    modname = f"abound.cli.{name}"
+    try:
+        return importlib.import_module(modname), None
+    except ModuleNotFoundError as exc:
+        if exc.name == modname:
+            return None, f"the '{name}' command is not available in this version of abound"
+        return None, f"the '{name}' command cannot start: {exc}"
+    except ImportError as exc:
+        return None, f"the '{name}' command cannot start: {exc}"
+
+
+def _chosen(argv):
+    """The command named in argv (the first word that is not an option), if any."""
+    for word in argv:
+        if word == "--":
+            return None
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
+def build_parser(argv):
+    from abound import __version__
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="abound: balls bouncing under constant gravity, resolved exactly.",
+        epilog=f"Run '{PROG} <command> --help' for a command's options.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="<command>")
+    name = _chosen(argv)
+    module = problem = None
+    for cmd, text in COMMANDS.items():
+        p = sub.add_parser(cmd, help=text, description=text)
+        if cmd == name:
+            module, problem = _load(cmd)
+            if module is not None:
+                module.add_arguments(p)
+            else:
+                # accept anything, then report why the command cannot run
+                p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    return parser, module, problem
+
+
+def main(argv=None):
+    """Run the ``abound`` command; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    from abound.errors import SceneError
+    try:
+        parser, module, problem = build_parser(argv)
+        if problem is not None:
+            return _fail(problem)
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help(sys.stderr)
+            return 2
+        return int(module.run(args) or 0)
+    except SystemExit as exc:  # argparse: --help (0) and usage errors (2)
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else _fail(code))
+    except SceneError as exc:
+        return _fail(exc)
+    except OSError as exc:
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        return _fail(f"{where}{exc.strerror or exc}")
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return 130

@@ -1,0 +1,244 @@
+"""Scenes: TOML files (or dicts) describing a box of balls, and building a Simulation from one.
+
+    from abound.scene import build_simulation, load_scene
+    sim = build_simulation("configs/galton.toml", seed=3, balls=500, size=(1920, 1080))
+    scene = load_scene("configs/rain.toml")     # the normalized dict, nothing built
+
+The format is documented in README.md ("Scene files") and checked in
+:mod:`abound.scene.schema`. Every problem is an :class:`abound.SceneError`
+whose text is one line ``<file>: <where>: <reason>``.
+"""
+import copy
+import math
+import os
+import tomllib
+from pathlib import Path
+
+import numpy as np
+
+from abound.errors import SceneError
+from abound.scene import schema
+from abound.scene.schema import MAX_BALLS, Ctx, normalize
+
+__all__ = ["build_simulation", "load_scene", "read_scene", "resolve_source", "normalize",
+           "SceneError", "MAX_BALLS"]
+
+
+def resolve_source(source):
+    """(raw dict, display name) for a path, a shipped scene name, a dict or None (the default)."""
+    from abound import resources
+    if source is None:
+        try:
+            path = resources.default_scene_path()
+        except FileNotFoundError as exc:
+            raise SceneError(f"<default scene>: {exc}") from None
+        return read_scene(path, name=path.name), str(path)
+    if isinstance(source, dict):
+        return source, "<scene>"
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        name = str(source)
+        if not path.exists() and os.sep not in name and "/" not in name:
+            # a bare name like "galton" or "galton.toml": a shipped scene
+            try:
+                path = resources.config_path(name)
+            except FileNotFoundError:
+                pass
+        return read_scene(path, name=name), name
+    raise SceneError(f"a scene is a path, a dict or None, not {type(source).__name__}")
+
+
+def read_scene(path, name=None):
+    """Parse a TOML file; unreadable files and syntax errors become one-line SceneErrors."""
+    name = str(path) if name is None else name
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise SceneError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise SceneError(f"{name}: is a directory, not a scene file") from None
+    except OSError as exc:
+        raise SceneError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SceneError(f"{name}: not UTF-8 text (byte {exc.start})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        msg = " ".join(str(exc).split())
+        raise SceneError(f"{name}: TOML syntax error: {msg}") from None
+
+
+def load_scene(source=None, *, seed=None, backend=None, balls=None, size=None):
+    """The normalized scene dict (defaults filled in, overrides applied); nothing is built."""
+    raw, name = resolve_source(source)
+    return _prepare(raw, name, seed=seed, backend=backend, balls=balls, size=size)
+
+
+def _prepare(raw, name, *, seed, backend, balls, size):
+    scene = normalize(copy.deepcopy(raw), name)
+    ctx = Ctx(name)
+    if size is not None:
+        try:
+            w, h = size
+        except (TypeError, ValueError):
+            raise ctx.error(f"size must be (width, height), not {size!r}") from None
+        for key, v in (("width", w), ("height", h)):
+            schema.number(positive=True)(v, ctx.at("size override"), key)
+        scene["world"]["width"], scene["world"]["height"] = float(w), float(h)
+    if backend is not None:
+        scene["physics"]["backend"] = schema.choice(schema.BACKENDS)(backend, ctx.at("backend override"), "backend")
+    if seed is not None:
+        seed = schema.integer(lo=0)(seed, ctx.at("seed override"), "seed")
+        scene["physics"]["seed"] = seed
+        for group in scene["spawn"]:
+            group["seed"] = None  # an explicit seed re-seeds every group
+    if balls is not None:
+        _scale_counts(scene, balls, ctx)
+    # fill in what depends on other sections
+    world = scene["world"]
+    for k, group in enumerate(scene["spawn"]):
+        if group["seed"] is None:
+            group["seed"] = scene["physics"]["seed"] + k
+        if group["region"] is None:
+            group["region"] = [0.0, 0.0, world["width"], world["height"]]
+        if group["mass"] is None and group["density"] is None:
+            group["density"] = world["density"]
+    for peg in scene["pegs"]:
+        if peg["color"] is None:
+            peg["color"] = scene["render"]["peg_color"]
+    total = len(scene["balls"]) + sum(g["count"] for g in scene["spawn"]) + sum(
+        p["rows"] * p["cols"] for p in scene["pegs"])
+    if total > MAX_BALLS:
+        raise ctx.error(f"too many balls: {total} in total ([[balls]], [[spawn]] counts and "
+                        f"[[pegs]]), at most {MAX_BALLS}")
+    return scene
+
+
+def _scale_counts(scene, balls, ctx):
+    """Scale the [[spawn]] counts to total ``balls`` (largest remainder, at least one each)."""
+    balls = schema.integer(lo=1, hi=MAX_BALLS)(balls, ctx.at("balls override"), "balls")
+    groups = scene["spawn"]
+    if not groups:
+        raise ctx.error(f"cannot set the number of balls to {balls}: the scene has no [[spawn]] groups")
+    counts = [g["count"] for g in groups]
+    total = sum(counts)
+    if balls <= len(groups):
+        new = [1] * len(groups)
+    else:
+        # one each, then the rest proportionally by largest remainder
+        spare = balls - len(groups)
+        shares = [spare * c / total for c in counts]
+        new = [1 + int(math.floor(s)) for s in shares]
+        left = balls - sum(new)
+        order = sorted(range(len(groups)), key=lambda i: shares[i] - math.floor(shares[i]), reverse=True)
+        for i in order[:left]:
+            new[i] += 1
+    for g, c in zip(groups, new):
+        g["count"] = c
+
+
+def build_simulation(source=None, *, seed=None, backend=None, balls=None, size=None):
+    """A :class:`abound.Simulation` from a scene path, shipped scene name, dict or None (default).
+
+    seed overrides every seed of the scene, backend the [physics] backend,
+    balls the total count of random ([[spawn]]) balls (each group scaled
+    proportionally, at least one each), size = (width, height) the box. The
+    normalized scene (with the overrides) is kept in ``sim.scene``; building
+    from it again gives the same simulation.
+    """
+    raw, name = resolve_source(source)
+    scene = _prepare(raw, name, seed=seed, backend=backend, balls=balls, size=size)
+    return _build(scene, name)
+
+
+def _build(scene, name):
+    from abound.simulation import Simulation, DEFAULT_PALETTE
+    from abound.scene.placement import Placer
+
+    ctx = Ctx(name)
+    world, phys = scene["world"], scene["physics"]
+    W, H = world["width"], world["height"]
+    try:
+        sim = Simulation(width=W, height=H, gravity=tuple(world["gravity"]),
+                         backend=phys["backend"], ball_toi=phys["ball_toi"],
+                         wall_restitution=world["wall_restitution"],
+                         restitution_mix=world["restitution_mix"],
+                         rest_speed=world["rest_speed"], dt=phys["dt"], density=world["density"])
+    except SceneError as exc:
+        raise ctx.error(str(exc)) from None
+
+    # the cell of the placement grid: the largest spawned diameter
+    rmax = max((g["radius"][1] for g in scene["spawn"]), default=1.0)
+    placer = Placer(2.0 * rmax)
+
+    for k, wall in enumerate(scene["walls"], 1):
+        pts = (wall["x0"], wall["y0"], wall["x1"], wall["y1"])
+        if pts[0] == pts[2] and pts[1] == pts[3]:
+            raise ctx.at(f"[[walls]] {k}").error("a wall needs two distinct end points (x0, y0) != (x1, y1)")
+        sim.add_wall(*pts, restitution=wall["restitution"])
+        placer.add_segment(*pts)
+
+    for k, peg in enumerate(scene["pegs"], 1):
+        r = peg["radius"]
+        pos = []
+        for i in range(peg["rows"]):
+            shift = 0.5 * peg["dx"] if peg["stagger"] and i % 2 else 0.0
+            y = peg["y0"] + i * peg["dy"]
+            for j in range(peg["cols"]):
+                x = peg["x0"] + shift + j * peg["dx"]
+                if r <= x <= W - r and r <= y <= H - r:
+                    pos.append((x, y))
+        if not pos:
+            raise ctx.at(f"[[pegs]] {k}").error(
+                f"no peg of the lattice (x0, y0, dx, dy, rows, cols) lies inside the {W:g}x{H:g} box")
+        sim.add_balls(pos, radius=r, restitution=peg["restitution"], pinned=True, color=peg["color"])
+        for (x, y) in pos:
+            placer.add_ball(x, y, r)
+
+    for k, ball in enumerate(scene["balls"], 1):
+        r = ball["radius"]
+        for key, v, size in (("x", ball["x"], W), ("y", ball["y"], H)):
+            if not r <= v <= size - r:
+                raise ctx.at(f"[[balls]] {k}").error(
+                    f"{key} = {v:g} puts the ball (radius {r:g}) outside the {W:g}x{H:g} box")
+        sim.add_ball(ball["x"], ball["y"], vx=ball["vx"], vy=ball["vy"], radius=r, mass=ball["mass"],
+                     restitution=ball["restitution"], pinned=ball["pinned"], color=ball["color"])
+        placer.add_ball(ball["x"], ball["y"], r)
+
+    for k, group in enumerate(scene["spawn"], 1):
+        _spawn(sim, placer, group, ctx.at(f"[[spawn]] {k}"), k, W, H, DEFAULT_PALETTE)
+
+    sim.scene = scene
+    return sim
+
+
+def _spawn(sim, placer, group, ctx, k, W, H, default_palette):
+    rng = np.random.default_rng(group["seed"])
+    n = group["count"]
+    x0, y0, x1, y1 = group["region"]
+    bounds = (max(x0, 0.0), max(y0, 0.0), min(x1, W), min(y1, H))
+    rlo, rhi = group["radius"]
+    if bounds[0] >= bounds[2] or bounds[1] >= bounds[3]:
+        raise ctx.error(f"lies outside the {W:g}x{H:g} box", "region")
+    if bounds[2] - bounds[0] < 2 * rlo or bounds[3] - bounds[1] < 2 * rlo:
+        raise ctx.error(f"is too small (inside the box) for balls of radius {rlo:g}", "region")
+    radii = np.sort(rng.uniform(rlo, rhi, n))[::-1]  # big ones first pack better
+    speed = rng.uniform(*group["speed"], n)
+    angle = np.radians(rng.uniform(*group["angle"], n))
+    rest = rng.uniform(*group["restitution"], n)
+    pal = group["palette"] or list(default_palette)
+    colors = [pal[i] for i in rng.integers(0, len(pal), n)]
+    placed = placer.place(rng, radii, bounds)
+    if len(placed) < n:
+        rtext = f"{rlo:g}" if rlo == rhi else f"{rlo:g}..{rhi:g}"
+        raise Ctx(ctx.file).error(f"cannot place {n} balls of radius {rtext} in [[spawn]] {k} without overlap "
+                        f"(placed {len(placed)})")
+    vel = np.stack([speed * np.cos(angle), speed * np.sin(angle)], axis=1)
+    if group["mass"] is not None:
+        mass = group["mass"]
+    else:
+        mass = math.pi * radii * radii * group["density"]
+    sim.add_balls(np.asarray(placed), vel, radius=radii, mass=mass, restitution=rest,
+                  pinned=group["pinned"], color=colors)

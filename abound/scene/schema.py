@@ -1,0 +1,290 @@
+"""Validation of a parsed scene dict against the scene format (see README, "Scene files").
+
+:func:`normalize` takes the raw dict (as tomllib gives it) and returns a new
+dict with every section present, every default filled in and every value in
+canonical form (ranges as ``[min, max]`` float pairs, numbers as float, ...).
+Any problem raises :class:`abound.SceneError` with one line
+``<file>: <where>: <key> <reason>``; an unknown key says
+``<file>: unknown key 'restitusion' in [[spawn]] 1 - did you mean 'restitution'?``.
+"""
+import difflib
+import math
+
+from abound.errors import SceneError
+from abound.simulation import DEFAULT_REST_SPEED, DEFAULT_DENSITY, RESTITUTION_MIX, BALL_TOI
+
+MAX_BALLS = 200_000
+BACKENDS = ("auto", "fast", "reference")
+COLOR_MODES = ("palette", "speed", "ball")
+LIVEN = ("wave", "kick", "gravity")
+REQUIRED = object()  # marks a key without default
+
+
+class Ctx:
+    """Where we are, for error messages: the file name and the section label."""
+
+    def __init__(self, file, where=None):
+        self.file = file
+        self.where = where
+
+    def at(self, where):
+        return Ctx(self.file, where)
+
+    def error(self, reason, key=None):
+        parts = [self.file]
+        if self.where:
+            parts.append(self.where)
+        text = f"{key} {reason}" if key else reason
+        return SceneError(": ".join(parts) + ": " + " ".join(str(text).split()))
+
+
+# -- value checkers: each returns the canonical value or raises ctx.error ------------
+def _is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _show(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return repr(v)
+    if isinstance(v, dict):
+        return "a table"
+    if isinstance(v, list) and len(v) > 6:
+        return f"a list of {len(v)} values"
+    return str(v)
+
+
+def number(lo=None, hi=None, positive=False):
+    """A finite int or float (never a bool), optionally positive or within lo..hi."""
+    def check(v, ctx, key):
+        if not _is_number(v):
+            raise ctx.error(f"must be a number, not {_show(v)}", key)
+        v = float(v)
+        if not math.isfinite(v):
+            raise ctx.error(f"must be a finite number, not {_show(v)}", key)
+        if positive and not v > 0:
+            raise ctx.error(f"must be a positive number, not {_show(v)}", key)
+        if lo is not None and v < lo or hi is not None and v > hi:
+            if hi is None:
+                raise ctx.error(f"must be >= {lo:g}, not {_show(v)}", key)
+            raise ctx.error(f"must lie in {lo:g}..{hi:g}, not {_show(v)}", key)
+        return v
+    check.doc = "number"
+    return check
+
+
+def integer(lo=None, hi=None):
+    def check(v, ctx, key):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ctx.error(f"must be an integer, not {_show(v)}", key)
+        if lo is not None and v < lo:
+            raise ctx.error(f"must be an integer >= {lo}, not {v}", key)
+        if hi is not None and v > hi:
+            raise ctx.error(f"must be an integer <= {hi}, not {v}", key)
+        return v
+    return check
+
+
+def boolean(v, ctx, key):
+    if not isinstance(v, bool):
+        raise ctx.error(f"must be true or false, not {_show(v)}", key)
+    return v
+
+
+def choice(options):
+    def check(v, ctx, key):
+        if not isinstance(v, str) or v not in options:
+            hint = ""
+            if isinstance(v, str):
+                close = difflib.get_close_matches(v, options, n=1)
+                if close:
+                    hint = f" - did you mean {close[0]!r}?"
+            raise ctx.error(f"must be one of {', '.join(map(repr, options))}, not {_show(v)}{hint}", key)
+        return v
+    return check
+
+
+def color(v, ctx, key):
+    s = v[1:] if isinstance(v, str) and v.startswith("#") else None
+    if s is None or len(s) not in (6, 8) or any(c not in "0123456789abcdefABCDEF" for c in s):
+        raise ctx.error(f"must be a colour '#rrggbb' or '#rrggbbaa', not {_show(v)}", key)
+    return v.lower()
+
+
+def palette(v, ctx, key):
+    if not isinstance(v, list) or not v:
+        raise ctx.error(f"must be a non-empty list of colours '#rrggbb', not {_show(v)}", key)
+    return [color(c, ctx, key) for c in v]
+
+
+def vec2(v, ctx, key):
+    if not isinstance(v, list) or len(v) != 2:
+        raise ctx.error(f"must be two numbers [x, y], not {_show(v)}", key)
+    return [number()(c, ctx, key) for c in v]
+
+
+def span(lo=None, hi=None, positive=False):
+    """A number or [min, max] with min <= max; canonical form [min, max]."""
+    one = number(lo, hi, positive)
+
+    def check(v, ctx, key):
+        if isinstance(v, list):
+            if len(v) != 2:
+                raise ctx.error(f"must be a number or [min, max], not {_show(v)}", key)
+            a, b = (one(c, ctx, key) for c in v)
+            if a > b:
+                raise ctx.error(f"must be [min, max] with min <= max, not {_show(v)}", key)
+            return [a, b]
+        a = one(v, ctx, key)
+        return [a, a]
+    return check
+
+
+def region(v, ctx, key):
+    if not isinstance(v, list) or len(v) != 4:
+        raise ctx.error(f"must be [x0, y0, x1, y1], not {_show(v)}", key)
+    x0, y0, x1, y1 = (number()(c, ctx, key) for c in v)
+    if not (x0 < x1 and y0 < y1):
+        raise ctx.error(f"must be [x0, y0, x1, y1] with x0 < x1 and y0 < y1, not {_show(v)}", key)
+    return [x0, y0, x1, y1]
+
+
+def optional(check):
+    """None stays None (the key was omitted); otherwise ``check``."""
+    def wrapped(v, ctx, key):
+        return None if v is None else check(v, ctx, key)
+    return wrapped
+
+
+# -- the format ----------------------------------------------------------------------
+# Each section: key -> (checker, default). REQUIRED marks keys without default;
+# None means "omitted" (filled in later, or meaningful as absent).
+WORLD = {
+    "width": (number(positive=True), 1280.0),
+    "height": (number(positive=True), 720.0),
+    "gravity": (vec2, [0.0, -980.0]),
+    "restitution_mix": (choice(RESTITUTION_MIX), "product"),
+    "rest_speed": (number(lo=0.0), DEFAULT_REST_SPEED),
+    "wall_restitution": (number(0.0, 1.0), 1.0),
+    "density": (number(positive=True), DEFAULT_DENSITY),
+}
+PHYSICS = {
+    "backend": (choice(BACKENDS), "auto"),
+    "ball_toi": (choice(BALL_TOI), "analytic"),
+    "dt": (number(positive=True, hi=1.0), 1.0 / 60.0),
+    "seed": (integer(lo=0), 1),
+}
+BALL = {
+    "x": (number(), REQUIRED),
+    "y": (number(), REQUIRED),
+    "vx": (number(), 0.0),
+    "vy": (number(), 0.0),
+    "radius": (number(positive=True), 10.0),
+    "mass": (optional(number(positive=True)), None),
+    "restitution": (number(0.0, 1.0), 1.0),
+    "pinned": (boolean, False),
+    "color": (optional(color), None),
+}
+SPAWN = {
+    "count": (integer(lo=1), REQUIRED),
+    "radius": (span(positive=True), [8.0, 8.0]),
+    "speed": (span(lo=0.0), [0.0, 0.0]),
+    "angle": (span(), [0.0, 360.0]),
+    "region": (optional(region), None),
+    "restitution": (span(0.0, 1.0), [1.0, 1.0]),
+    "density": (optional(number(positive=True)), None),
+    "mass": (optional(number(positive=True)), None),
+    "palette": (optional(palette), None),
+    "seed": (optional(integer(lo=0)), None),
+    "pinned": (boolean, False),
+}
+WALL = {
+    "x0": (number(), REQUIRED),
+    "y0": (number(), REQUIRED),
+    "x1": (number(), REQUIRED),
+    "y1": (number(), REQUIRED),
+    "restitution": (number(0.0, 1.0), 1.0),
+}
+PEGS = {
+    "rows": (integer(lo=1), REQUIRED),
+    "cols": (integer(lo=1), REQUIRED),
+    "x0": (number(), REQUIRED),
+    "y0": (number(), REQUIRED),
+    "dx": (number(), REQUIRED),
+    "dy": (number(), REQUIRED),
+    "stagger": (boolean, True),
+    "radius": (number(positive=True), 5.0),
+    "restitution": (number(0.0, 1.0), 1.0),
+    "color": (optional(color), None),
+}
+RENDER = {
+    "background": (color, "#101018"),
+    "color_mode": (choice(COLOR_MODES), "palette"),
+    "shading": (boolean, True),
+    "trails": (number(0.0, 1.0), 0.0),
+    "wall_color": (color, "#c0c0c0"),
+    "peg_color": (color, "#909090"),
+    "hud": (boolean, False),
+}
+SAVER = {
+    "stillness_energy": (number(0.0, 1.0), 0.02),
+    "stillness_seconds": (number(positive=True), 3.0),
+    "liven": (choice(LIVEN), "wave"),
+}
+TABLES = {"world": WORLD, "physics": PHYSICS, "render": RENDER, "saver": SAVER}
+ARRAYS = {"balls": BALL, "spawn": SPAWN, "walls": WALL, "pegs": PEGS}
+SECTIONS = tuple(TABLES) + tuple(ARRAYS)
+
+
+def _unknown(name, allowed, what, ctx, label=None):
+    """``unknown key 'restitusion' in [[spawn]] 1 - did you mean 'restitution'?``"""
+    close = difflib.get_close_matches(name, list(allowed), n=1)
+    hint = f" - did you mean {close[0]!r}?" if close else f" (known: {', '.join(allowed)})"
+    place = f" in {label}" if label else ""
+    return Ctx(ctx.file).error(f"unknown {what} {name!r}{place}{hint}")
+
+
+def _table(raw, spec, ctx, label):
+    """Check one table against its spec; returns the normalized copy."""
+    if not isinstance(raw, dict):
+        raise Ctx(ctx.file).error(f"{label} must be a table, not {_show(raw)}")
+    for key in raw:
+        if key not in spec:
+            raise _unknown(key, spec, "key", ctx, label)
+    out = {}
+    for key, (check, default) in spec.items():
+        if key in raw:
+            out[key] = check(raw[key], ctx, key)
+        elif default is REQUIRED:
+            raise ctx.error(f"missing key {key!r}")
+        else:
+            out[key] = list(default) if isinstance(default, list) else default
+    return out
+
+
+def normalize(raw, file="<scene>"):
+    """Validate a parsed scene and return its canonical form (a new dict)."""
+    top = Ctx(file)
+    if not isinstance(raw, dict):
+        raise top.error(f"a scene must be a table of sections, not {_show(raw)}")
+    for name, value in raw.items():
+        if name not in SECTIONS:
+            raise _unknown(name, SECTIONS, "section", top)
+    scene = {}
+    for name, spec in TABLES.items():
+        label = f"[{name}]"
+        scene[name] = _table(raw.get(name, {}), spec, top.at(label), label)
+    for name, spec in ARRAYS.items():
+        items = raw.get(name, [])
+        if not isinstance(items, list):
+            raise top.error(f"{name} must be an array of tables [[{name}]], not {_show(items)}")
+        out = []
+        for k, item in enumerate(items, 1):
+            label = f"[[{name}]] {k}"
+            out.append(_table(item, spec, top.at(label), label))
+        scene[name] = out
+    for k, group in enumerate(scene["spawn"], 1):
+        if group["mass"] is not None and group["density"] is not None:
+            raise top.at(f"[[spawn]] {k}").error("give density or mass, not both")
+    return scene
