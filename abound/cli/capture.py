@@ -1,0 +1,149 @@
+"""``abound capture [SCENE] --frames N --out DIR``: render a scene headlessly to PNGs, a GIF or an MP4.
+
+Frame k is the scene after ``k * every`` steps of its fixed dt (frame 0: as
+built). PNGs are written by worker threads, off the render loop. No display
+is needed (EGL, else Xvfb); see :mod:`abound.capture`.
+"""
+import os
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+
+def _size(text):
+    import argparse
+    from abound.render.style import parse_size
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _count(lo):
+    import argparse
+
+    def conv(text):
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if v < lo:
+            raise argparse.ArgumentTypeError(f"must be >= {lo}, not {v}")
+        return v
+    conv.__name__ = "int"
+    return conv
+
+
+def add_arguments(parser):
+    parser.add_argument("scene", nargs="?", metavar="SCENE",
+                        help="scene file or shipped scene name (default: the embedded default scene)")
+    parser.add_argument("--frames", type=_count(1), default=60, metavar="N", help="frames to write (default 60)")
+    parser.add_argument("--out", metavar="DIR", help="directory for the numbered PNGs frame_00000.png, ...")
+    parser.add_argument("--every", type=_count(1), default=1, metavar="K",
+                        help="physics steps between written frames (default 1)")
+    parser.add_argument("--size", type=_size, default=(640, 480), metavar="WxH",
+                        help="frame size in pixels (default 640x480; the box is scaled to fit)")
+    parser.add_argument("--seed", type=_count(0), metavar="S", help="override the scene's seeds")
+    parser.add_argument("--balls", type=_count(1), metavar="N", help="total number of random ([[spawn]]) balls")
+    parser.add_argument("--gif", metavar="FILE", help="also write an animated GIF (Pillow)")
+    parser.add_argument("--mp4", metavar="FILE", help="also write an MP4 video (needs ffmpeg on the PATH)")
+
+
+class _Progress:
+    """A one-line progress bar on a terminal (nothing when stderr is not a tty)."""
+
+    def __init__(self, total, stream=sys.stderr):
+        self.total, self.stream = total, stream
+        self.on = stream.isatty()
+
+    def update(self, done):
+        if self.on:
+            width = 30
+            fill = int(width * done / self.total)
+            self.stream.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {done}/{self.total} frames")
+            self.stream.flush()
+
+    def close(self):
+        if self.on:
+            self.stream.write("\n")
+
+
+def _save_png(frame, path):
+    from PIL import Image
+    Image.fromarray(frame, "RGBA").save(path, compress_level=1)
+
+
+def _ffmpeg_writer(path, size, fps):
+    w, h = size
+    cmd = [shutil.which("ffmpeg"), "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgba",
+           "-s", f"{w}x{h}", "-r", f"{fps:.6g}", "-i", "-",
+           "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-c:v", "libx264", "-pix_fmt", "yuv420p", str(path)]
+    return subprocess.Popen(cmd, stdin=subprocess.PIPE)
+
+
+def run(args):
+    from abound.capture import as_simulation, FrameCapture
+    from abound.render.style import RenderError
+    if not (args.out or args.gif or args.mp4):
+        print("abound: error: say where the frames go: --out DIR, --gif FILE and/or --mp4 FILE", file=sys.stderr)
+        return 2
+    if args.mp4 and shutil.which("ffmpeg") is None:
+        print("abound: error: --mp4 needs ffmpeg on the PATH (Debian/Ubuntu: apt-get install ffmpeg); "
+              "use --out or --gif without it", file=sys.stderr)
+        return 2
+    from abound import Simulation
+    sim = Simulation.from_config(args.scene, seed=args.seed, balls=args.balls)
+    out = Path(args.out) if args.out else None
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+    fps = 1.0 / (sim.dt * args.every)
+    try:
+        cap = FrameCapture(args.size)
+    except RenderError as exc:
+        print(f"abound: error: {exc}", file=sys.stderr)
+        return 2
+    gif_frames = [] if args.gif else None
+    video = _ffmpeg_writer(args.mp4, args.size, fps) if args.mp4 else None
+    progress = _Progress(args.frames)
+    pool = ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1)))
+    pending = []
+    try:
+        for k in range(args.frames):
+            if k:
+                for _ in range(args.every):
+                    sim.step()
+            frame = cap.frame(sim)
+            if out is not None:
+                pending.append(pool.submit(_save_png, frame, out / f"frame_{k:05d}.png"))
+                if len(pending) > 16:  # bound the memory held by queued frames
+                    pending.pop(0).result()
+            if gif_frames is not None:
+                gif_frames.append(frame)
+            if video is not None:
+                video.stdin.write(frame.tobytes())
+            progress.update(k + 1)
+        for f in pending:
+            f.result()
+    finally:
+        progress.close()
+        pool.shutdown(wait=True)
+        cap.close()
+        if video is not None:
+            video.stdin.close()
+            video.wait()
+    if gif_frames:
+        from PIL import Image
+        images = [Image.fromarray(f[..., :3]) for f in gif_frames]
+        images[0].save(args.gif, save_all=True, append_images=images[1:], loop=0,
+                       duration=max(20, int(round(1000.0 / fps))), optimize=False)
+    if video is not None and video.returncode != 0:
+        print(f"abound: error: ffmpeg failed writing {args.mp4} (status {video.returncode})", file=sys.stderr)
+        return 2
+    wrote = [f"{args.frames} PNGs in {out}"] if out else []
+    wrote += [f"GIF {args.gif}"] if args.gif else []
+    wrote += [f"MP4 {args.mp4}"] if args.mp4 else []
+    print(f"captured {args.frames} frames of {args.size[0]}x{args.size[1]} "
+          f"({len(sim)} balls, {args.every} step(s) of {sim.dt:g} s each): {', '.join(wrote)}")
+    return 0
