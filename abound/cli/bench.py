@@ -1,0 +1,194 @@
+"""``abound bench [SCENE]``: time the physics alone, no window, no display needed.
+
+Builds the simulation from the scene (default: the embedded default scene),
+steps it ``--frames`` times and reports the median and 90th percentile
+wall-clock milliseconds per frame, the contacts resolved per frame (ball-ball,
+ball-wall), the relative energy drift (last frame vs the start) and the
+largest overlap (``Simulation.max_overlap()``, a fraction of the radius).
+
+``--render`` hands over to the renderer's benchmark (``abound.render.bench``)
+and ``--compare pymunk`` to ``abound.physics_compare``; both are imported only then.
+"""
+import importlib
+import json
+import math
+import sys
+import time
+
+BACKENDS = ("auto", "fast", "reference")
+BALL_TOI = ("analytic", "bisection")
+OVERLAP_SAMPLES = 10      # frames at which the (O(N^2)) overlap is measured ...
+OVERLAP_SAMPLE_MAX_N = 5000  # ... when there are at most this many balls (else: the last frame only)
+
+
+def _size(text):
+    import argparse
+    try:
+        w, h = text.lower().split("x")
+        w, h = float(w), float(h)
+        if not (w > 0 and h > 0 and math.isfinite(w) and math.isfinite(h)):
+            raise ValueError
+        return (w, h)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"size must be WIDTHxHEIGHT, e.g. 1920x1080, not {text!r}") from None
+
+
+def _positive(kind):
+    import argparse
+
+    def conv(text):
+        try:
+            v = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a {kind.__name__}: {text!r}") from None
+        if not (v > 0 and math.isfinite(v)):
+            raise argparse.ArgumentTypeError(f"must be positive, not {text}")
+        return v
+    conv.__name__ = kind.__name__
+    return conv
+
+
+def _nonnegative_int(text):
+    import argparse
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, not {v}")
+    return v
+
+
+def add_arguments(parser):
+    parser.add_argument("scene", nargs="?", metavar="SCENE",
+                        help="scene file or shipped scene name (default: the embedded default scene)")
+    parser.add_argument("--balls", type=_positive(int), metavar="N",
+                        help="total number of random ([[spawn]]) balls, groups scaled proportionally")
+    parser.add_argument("--frames", type=_positive(int), default=300, metavar="F",
+                        help="frames to step (default 300)")
+    parser.add_argument("--backend", choices=BACKENDS, help="physics backend (default: the scene's)")
+    parser.add_argument("--ball-toi", choices=BALL_TOI, dest="ball_toi",
+                        help="ball-ball time-of-impact method (default: the scene's)")
+    parser.add_argument("--dt", type=_positive(float), metavar="DT",
+                        help="seconds per frame (default: the scene's [physics] dt)")
+    parser.add_argument("--seed", type=_nonnegative_int, metavar="S", help="override the scene's seeds")
+    parser.add_argument("--size", type=_size, metavar="WxH", help="override the box size, e.g. 1920x1080")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    parser.add_argument("--render", action="store_true",
+                        help="benchmark the renderer instead (abound.render.bench; needs OpenGL)")
+    parser.add_argument("--compare", choices=("pymunk",),
+                        help="compare against another engine on the same scene (abound.physics_compare)")
+
+
+def _delegate(modname, what):
+    """run() of an optional module, or None and a one-line message."""
+    try:
+        module = importlib.import_module(modname)
+    except ModuleNotFoundError as exc:
+        if exc.name and modname.startswith(exc.name):
+            print(f"abound: error: {what} is not available in this version of abound "
+                  f"(no module {modname})", file=sys.stderr)
+        else:
+            print(f"abound: error: {what} cannot start: {exc}", file=sys.stderr)
+        return None
+    return module.run
+
+
+def percentile(values, q):
+    """The q-th percentile (0..100) with linear interpolation, as numpy's default."""
+    s = sorted(values)
+    if not s:
+        return float("nan")
+    pos = (len(s) - 1) * q / 100.0
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
+def _warm_up(backend):
+    """Step a one-ball simulation so a JIT backend compiles (or loads its cache) untimed."""
+    from abound import Simulation
+    sim = Simulation(100, 100, backend=backend)
+    sim.add_ball(50, 50, vx=10.0, radius=5.0)
+    sim.add_ball(20, 20, vx=-10.0, radius=5.0)
+    sim.step(0.01)
+
+
+def measure(sim, frames, dt=None):
+    """Step ``sim`` ``frames`` times; returns the result dict (without scene info)."""
+    n = len(sim)
+    e0 = sim.energy()
+    every = max(1, frames // OVERLAP_SAMPLES) if n <= OVERLAP_SAMPLE_MAX_N else None
+    times, bb, bw, frozen, overlap = [], 0, 0, 0, 0.0
+    clock = time.perf_counter
+    for f in range(1, frames + 1):
+        t0 = clock()
+        stats = sim.step(dt)
+        times.append((clock() - t0) * 1000.0)
+        bb += stats.ball_ball
+        bw += stats.ball_wall
+        frozen += stats.frozen
+        if f == frames or (every is not None and f % every == 0):
+            overlap = max(overlap, sim.max_overlap())
+    e1 = sim.energy()
+    drift = (e1 - e0) / abs(e0) if e0 != 0 else (0.0 if e1 == 0 else math.inf)
+    return {
+        "ms_per_frame_median": percentile(times, 50),
+        "ms_per_frame_p90": percentile(times, 90),
+        "ball_ball_per_frame": bb / frames,
+        "ball_wall_per_frame": bw / frames,
+        "contacts_per_frame": (bb + bw) / frames,
+        "frozen_total": frozen,
+        "energy_first": e0,
+        "energy_last": e1,
+        "energy_drift": drift,
+        "max_overlap": overlap,
+        "sim_time": sim.time,
+    }
+
+
+def run(args):
+    if args.render:
+        target = _delegate("abound.render.bench", "the render benchmark (--render)")
+        return 2 if target is None else target(args)
+    if args.compare:
+        target = _delegate("abound.physics_compare", f"--compare {args.compare}")
+        return 2 if target is None else target(args)
+
+    from abound.scene import build_simulation
+    sim = build_simulation(args.scene, seed=args.seed, backend=args.backend,
+                           balls=args.balls, size=args.size)
+    if args.ball_toi:
+        sim.ball_toi = args.ball_toi
+        sim.scene["physics"]["ball_toi"] = args.ball_toi
+    dt = args.dt if args.dt is not None else sim.dt
+    _warm_up(sim.backend)
+    result = {
+        "scene": args.scene or "default",
+        "balls": len(sim),
+        "pinned": int(sim.pinned.sum()),
+        "walls": len(sim.walls),
+        "width": sim.width,
+        "height": sim.height,
+        "backend": sim.backend,
+        "ball_toi": sim.ball_toi,
+        "dt": dt,
+        "frames": args.frames,
+    }
+    result.update(measure(sim, args.frames, dt))
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    r = result
+    print(f"scene {r['scene']}: {r['balls']} balls ({r['pinned']} pinned), {r['walls']} walls, "
+          f"{r['width']:g}x{r['height']:g} box")
+    print(f"backend {r['backend']}, ball_toi {r['ball_toi']}, dt {dt:g} s, {r['frames']} frames "
+          f"({r['sim_time']:g} s simulated)")
+    print(f"ms per frame:       median {r['ms_per_frame_median']:.3f}, p90 {r['ms_per_frame_p90']:.3f}")
+    print(f"contacts per frame: {r['contacts_per_frame']:.2f} "
+          f"({r['ball_ball_per_frame']:.2f} ball-ball, {r['ball_wall_per_frame']:.2f} ball-wall)")
+    print(f"energy drift:       {r['energy_drift']:+.3e} (relative, last frame vs start)")
+    print(f"largest overlap:    {r['max_overlap']:.3e} x radius")
+    if r["frozen_total"]:
+        print(f"frozen balls:       {r['frozen_total']} (event budget exhausted)")
+    return 0
