@@ -1,7 +1,9 @@
 #version 330 core
-// One instanced quad per ball. Per instance: centre (world px, y up), radius,
-// flags (1 = pinned) and colour. The quad covers the circle plus one pixel of
-// anti-aliasing fringe, so any radius works (no point-size limit).
+// One instanced triangle per ball (half the primitives of a quad, which is what
+// a software rasteriser pays for most with many small balls). Per instance:
+// centre (world px, y up), radius, flags (1 = pinned) and colour. The
+// triangle is equilateral with the circle plus one pixel of anti-aliasing
+// fringe inscribed, so any radius works (no point-size limit).
 layout(location = 0) in vec4 a_ball;   // x, y, radius, flags
 layout(location = 1) in vec4 a_color;  // rgba 0..1
 
@@ -14,9 +16,11 @@ flat out float v_flags;
 flat out vec4 v_color;
 
 void main() {
-    vec2 corner = vec2(float(gl_VertexID & 1), float((gl_VertexID >> 1) & 1)) * 2.0 - 1.0;
+    // vertices at twice the inradius, at 90, 210 and 330 degrees
+    const vec2 corners[3] = vec2[3](vec2(0.0, 2.0), vec2(-1.7320508, -1.0), vec2(1.7320508, -1.0));
+    vec2 corner = corners[gl_VertexID];
     float r = a_ball.z * u_xform.x;
-    float extent = r + 1.0;
+    float extent = r + 0.5;  // pixel centres farther out have zero coverage
     vec2 centre = a_ball.xy * u_xform.x + u_xform.yz;
     v_local = corner * extent;
     v_radius = r;

@@ -1,4 +1,4 @@
-"""The OpenGL renderer: all balls in one instanced draw call, walls as capsules, optional trails.
+"""The OpenGL renderer: all balls in one instanced draw call (a triangle each), walls as capsules, trails.
 
 State goes to the GPU straight from the simulation's numpy arrays (a few
 vectorised copies into float32 buffers, no per-ball Python loop). The renderer
@@ -202,7 +202,7 @@ class Renderer:
             p["u_peg_ring"] = PEG_RING * xform[0]
             p["u_peg_shade"] = PEG_RING_SHADE
             gl.glBindVertexArray(self._ball_vao)
-            gl.glDrawArraysInstanced(gl.GL_TRIANGLE_STRIP, 0, 4, n)
+            gl.glDrawArraysInstanced(gl.GL_TRIANGLES, 0, 3, n)  # every ball, one call
         if trails:
             gl.glBindFramebuffer(gl.GL_FRAMEBUFFER, framebuffer)
             gl.glViewport(0, 0, width, height)

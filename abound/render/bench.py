@@ -1,0 +1,143 @@
+"""``abound bench --render --balls N [--compare shapes]``: render-only milliseconds per frame, offscreen.
+
+N balls move in straight lines and bounce off the box sides (numpy, not the
+physics engine: only drawing is timed); their radii are chosen so that they
+cover a quarter of the frame, as N non-overlapping balls of a real scene would
+(about 2.7 px at 10,000 balls in 1280x720, 0.9 px at 100,000), with shading on. Each timed frame is the upload of the
+state, the draw and ``glFinish`` (so the GPU work - here llvmpipe's CPU
+rasteriser - is inside the time). ``--compare shapes`` draws the same balls
+with ``pyglet.shapes.Circle`` in one batch (updating each circle's position
+from the state, as a pyglet.shapes program must) in the same run and prints
+the ratio.
+"""
+import json
+import math
+import statistics
+import sys
+import time
+
+import numpy as np
+
+DEFAULT_BALLS = 10_000
+SIZE = (1280, 720)
+MAX_FRAMES = 60          # timed frames for the instanced renderer
+MAX_SHAPES_FRAMES = 10   # timed frames for pyglet.shapes (much slower)
+WARMUP = 3
+COVERAGE = 0.25          # fraction of the frame the balls cover (sets their radii)
+
+
+class MovingBalls:
+    """Just the state the renderer reads, moving ballistically (no collisions)."""
+
+    def __init__(self, n, width, height, seed=1):
+        rng = np.random.default_rng(seed)
+        self.width, self.height = float(width), float(height)
+        # sized so the balls cover about COVERAGE of the frame, as a scene of that
+        # many non-overlapping balls must be: ~2.7 px at 10,000 in 1280x720, ~0.9 px at 100,000
+        mean = math.sqrt(COVERAGE * width * height / (math.pi * n * 1.0533))  # E[u^2], u in 0.6..1.4
+        self.radii = mean * rng.uniform(0.6, 1.4, n)
+        self.positions = np.column_stack([rng.uniform(self.radii, width - self.radii),
+                                          rng.uniform(self.radii, height - self.radii)])
+        self.velocities = rng.uniform(-200.0, 200.0, (n, 2))
+        palette = np.array([[0.90, 0.10, 0.29], [0.24, 0.71, 0.29], [1.00, 0.88, 0.10],
+                            [0.26, 0.39, 0.85], [0.96, 0.51, 0.19], [0.57, 0.12, 0.71]])
+        self.colors = np.column_stack([palette[rng.integers(0, len(palette), n)], np.ones(n)])
+        self.modes = np.zeros(n, dtype=np.int8)
+        self.walls = np.zeros((0, 4))
+        self.scene = {"render": {"shading": True, "color_mode": "palette", "trails": 0.0}}
+
+    def __len__(self):
+        return len(self.radii)
+
+    def step(self, dt=1.0 / 60.0):
+        p, v, r = self.positions, self.velocities, self.radii
+        p += v * dt
+        for axis, size in ((0, self.width), (1, self.height)):
+            low = p[:, axis] < r
+            high = p[:, axis] > size - r
+            v[low | high, axis] *= -1.0
+            np.clip(p[:, axis], r, size - r, out=p[:, axis])
+
+
+def time_instanced(state, frames, width, height):
+    from pyglet import gl
+    from abound.render.renderer import Renderer
+    renderer = Renderer()
+    times = []
+    for k in range(WARMUP + frames):
+        state.step()
+        t0 = time.perf_counter()
+        renderer.draw(state, width, height, 0)
+        gl.glFinish()
+        if k >= WARMUP:
+            times.append((time.perf_counter() - t0) * 1000.0)
+    renderer.delete()
+    return times
+
+
+def time_shapes(state, frames, width, height):
+    import pyglet
+    from pyglet import gl
+    batch = pyglet.graphics.Batch()
+    cols = (state.colors[:, :3] * 255).astype(int)
+    circles = [pyglet.shapes.Circle(float(x), float(y), float(r), color=tuple(int(c) for c in col), batch=batch)
+               for (x, y), r, col in zip(state.positions, state.radii, cols)]
+    times = []
+    for k in range(WARMUP + frames):
+        state.step()
+        t0 = time.perf_counter()
+        for c, (x, y) in zip(circles, state.positions.tolist()):
+            c.position = (x, y)
+        gl.glViewport(0, 0, width, height)
+        gl.glClearColor(0.06, 0.06, 0.09, 1.0)
+        gl.glClear(gl.GL_COLOR_BUFFER_BIT)
+        batch.draw()
+        gl.glFinish()
+        if k >= WARMUP:
+            times.append((time.perf_counter() - t0) * 1000.0)
+    return times
+
+
+def measure(n, frames=MAX_FRAMES, compare=False, size=SIZE, shapes_frames=MAX_SHAPES_FRAMES):
+    """{'balls', 'instanced_ms', 'shapes_ms', 'ratio', ...}: medians of render ms per frame."""
+    from abound.render.context import make_window
+    width, height = size
+    window = make_window(width, height, visible=False, vsync=False, headless=True, caption="abound bench")
+    try:
+        from pyglet import gl
+        renderer_name = gl.gl_info.get_renderer()
+        fw, fh = window.get_framebuffer_size()
+        result = {"balls": n, "width": fw, "height": fh, "renderer": renderer_name, "frames": frames}
+        result["instanced_ms"] = statistics.median(time_instanced(MovingBalls(n, fw, fh), frames, fw, fh))
+        if compare:
+            result["shapes_frames"] = shapes_frames
+            result["shapes_ms"] = statistics.median(time_shapes(MovingBalls(n, fw, fh), shapes_frames, fw, fh))
+            result["ratio"] = result["shapes_ms"] / result["instanced_ms"]
+    finally:
+        window.close()
+    return result
+
+
+def run(args):
+    from abound.render.style import RenderError
+    compare = getattr(args, "compare", None)
+    if compare not in (None, "shapes"):
+        print(f"abound: error: --render compares only with 'shapes', not {compare!r}", file=sys.stderr)
+        return 2
+    n = args.balls or DEFAULT_BALLS
+    size = tuple(int(v) for v in args.size) if getattr(args, "size", None) else SIZE
+    frames = max(1, min(args.frames or MAX_FRAMES, MAX_FRAMES))
+    try:
+        r = measure(n, frames, compare == "shapes", size)
+    except RenderError as exc:
+        print(f"abound: error: {exc}", file=sys.stderr)
+        return 2
+    if getattr(args, "json", False):
+        print(json.dumps(r))
+        return 0
+    print(f"render benchmark: {r['balls']} moving balls, {r['width']}x{r['height']} offscreen, {r['renderer']}")
+    print(f"instanced renderer: {r['instanced_ms']:8.2f} ms per frame (median of {r['frames']})")
+    if "shapes_ms" in r:
+        print(f"pyglet.shapes:      {r['shapes_ms']:8.2f} ms per frame (median of {r['shapes_frames']})")
+        print(f"ratio:              {r['ratio']:8.1f}x faster")
+    return 0
