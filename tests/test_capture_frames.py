@@ -1,0 +1,150 @@
+"""Frame-capture tests: balls appear where the physics says, with the state's colours and sizes.
+
+Expected pixels are derived independently of OpenGL, from the state and the
+pure functions of abound.render.style: a ball centred at image point (u, v)
+has its coverage-weighted centroid at pixel indices (v - 0.5, u - 0.5), and
+its coverage sums to pi r^2.
+"""
+import math
+
+import numpy as np
+import pytest
+
+from abound import Simulation
+from abound.capture import capture_frame, render_frames
+from abound.render.measure import centroid_and_radius
+from abound.render.style import RenderStyle, fit_transform, speed_colors, world_to_image
+
+BG = (0.0, 0.0, 0.0, 1.0)
+FLAT = RenderStyle(background=BG, color_mode="ball", shading=False, trails=0.0)
+G = 980.0
+DT = 1.0 / 60.0
+
+
+def _check_balls(frame, sim, style, transform, tol=0.5):
+    h = frame.shape[0]
+    uv = world_to_image(sim.positions, transform, h)
+    for i in range(len(sim)):
+        color = sim.colors[i] if style.color_mode != "speed" else speed_colors(sim.velocities[i:i + 1])[0]
+        r_px = sim.radii[i] * transform[0]
+        u, v = uv[i]
+        m = int(r_px) + 3
+        box = (int(v) - m, int(v) + m + 1, int(u) - m, int(u) + m + 1)
+        (row, col), radius = centroid_and_radius(frame, style.background, color, box)
+        assert abs(row - (v - 0.5)) < tol and abs(col - (u - 0.5)) < tol, (i, (row, col), (v - 0.5, u - 0.5))
+        assert abs(radius - r_px) < tol, (i, radius, r_px)
+        # the centre pixel is the ball's own colour
+        centre = frame[int(v), int(u), :3].astype(int)
+        expected = np.round(np.asarray(color[:3]) * 255).astype(int)
+        assert np.all(np.abs(centre - expected) <= 1), (i, centre, expected)
+        assert frame[int(v), int(u), 3] == 255
+
+
+def _placement_sim(w=320, h=240):
+    sim = Simulation(w, h, gravity=(0.0, 0.0))
+    sim.add_ball(60.3, 70.6, radius=5.3, color="#ff4040")
+    sim.add_ball(150.75, 180.2, vx=300.0, radius=12.7, color="#40ff80")
+    sim.add_ball(250.1, 90.45, vy=-900.0, radius=31.2, color="#5080ff")
+    sim.add_ball(40.5, 200.5, radius=2.4, color="#ffffff")
+    return sim
+
+
+def test_placement_radius_and_colour():
+    sim = _placement_sim()
+    frame = capture_frame(sim, (320, 240), FLAT)
+    assert frame.shape == (240, 320, 4) and frame.dtype == np.uint8
+    _check_balls(frame, sim, FLAT, (1.0, 0.0, 0.0))
+
+
+def test_placement_scaled_into_a_smaller_frame():
+    sim = _placement_sim(640, 480)
+    for i in range(len(sim)):
+        sim.positions[i] *= 2.0
+    frame = capture_frame(sim, (400, 300), FLAT)  # scale 0.625
+    _check_balls(frame, sim, FLAT, fit_transform(640, 480, 400, 300))
+
+
+def test_colour_by_speed():
+    sim = _placement_sim()
+    style = RenderStyle(background=BG, color_mode="speed", shading=False)
+    frame = capture_frame(sim, (320, 240), style)
+    _check_balls(frame, sim, style, (1.0, 0.0, 0.0))
+
+
+def test_big_ball_radius_200():
+    sim = Simulation(500, 500, gravity=(0.0, 0.0))
+    sim.add_ball(250.25, 240.5, radius=200.0, color="#e0c020")
+    frame = capture_frame(sim, (500, 500), FLAT)
+    _check_balls(frame, sim, FLAT, (1.0, 0.0, 0.0))
+
+
+def test_dropped_ball_follows_the_closed_form_and_bounces_on_time():
+    y0, r, h = 330.0, 10.0, 360
+    sim = Simulation(120, h, gravity=(0.0, -G), dt=DT)
+    sim.add_ball(60.0, y0, radius=r, color="#ffffff")
+    t_hit = math.sqrt(2.0 * (y0 - r) / G)   # 0.808 s: between frames 48 and 49
+    v_hit = G * t_hit
+
+    def y_exact(t):
+        if t <= t_hit:
+            return y0 - 0.5 * G * t * t
+        s = t - t_hit  # elastic bounce off the floor
+        return r + v_hit * s - 0.5 * G * s * s
+
+    every = 4
+    frames = list(render_frames(sim, frames=16, size=(120, h), every=every, style=FLAT))
+    heights = []
+    for k, frame in enumerate(frames):
+        t = k * every * DT
+        (row, col), radius = centroid_and_radius(frame, BG, (1, 1, 1))
+        y_seen = h - (row + 0.5)  # pixel row back to world y (scale 1)
+        heights.append(y_seen)
+        assert abs(y_seen - y_exact(t)) < 0.5, (k, y_seen, y_exact(t))
+        assert abs(col + 0.5 - 60.0) < 0.5 and abs(radius - r) < 0.5
+    # the lowest frame is the one closest to the bounce, after it the ball rises
+    k_low = int(np.argmin(heights))
+    assert k_low == round(t_hit / (every * DT))
+    assert heights[k_low + 1] > heights[k_low]
+
+
+SCENE = {
+    "world": {"width": 320, "height": 240, "gravity": [0.0, -980.0]},
+    "physics": {"seed": 5, "dt": DT},
+    "spawn": [{"count": 25, "radius": [4.0, 9.0], "speed": [100.0, 400.0]}],
+    "walls": [{"x0": 40.0, "y0": 60.0, "x1": 200.0, "y1": 30.0}],
+    "render": {"trails": 0.3, "shading": True},
+}
+
+
+def test_same_scene_and_seed_give_bit_identical_frames():
+    a = list(render_frames(SCENE, frames=8, size=(160, 120), every=2))
+    b = list(render_frames(SCENE, frames=8, size=(160, 120), every=2))
+    assert len(a) == 8
+    for fa, fb in zip(a, b):
+        assert np.array_equal(fa, fb)
+    assert not np.array_equal(a[0], a[-1])  # and the picture moves
+
+
+def test_frames_match_stepping_the_scene_by_its_dt():
+    """Frame k of a scene is the state after k * every steps of dt (what the demo steps too)."""
+    frames = list(render_frames(SCENE, frames=3, size=(320, 240), every=3,
+                                style=RenderStyle(background=BG, shading=False)))
+    sim = Simulation.from_config(SCENE)
+    for _ in range(6):
+        sim.step()
+    expected = capture_frame(sim, (320, 240), RenderStyle(background=BG, shading=False))
+    assert np.array_equal(frames[2], expected)
+
+
+def test_pinned_and_walls_are_drawn():
+    sim = Simulation(200, 100, gravity=(0.0, 0.0))
+    sim.add_wall(20.0, 20.0, 180.0, 20.0)
+    sim.add_ball(100.0, 60.0, radius=15.0, color="#ffffff", pinned=True)
+    frame = capture_frame(sim, (200, 100), FLAT)
+    # the wall: a light line along row 100 - 20 = 80
+    assert frame[79:81, 100, :3].min() > 100
+    # the pinned ball: its own colour inside, a darker ring just inside its edge
+    centre_row, centre_col = 100 - 60, 100
+    assert frame[centre_row, centre_col, :3].min() == 255
+    ring = frame[centre_row, centre_col + 14, :3]
+    assert 100 < ring.max() < 200
