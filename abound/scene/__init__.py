@@ -127,14 +127,16 @@ def _scale_counts(scene, balls, ctx):
     if balls <= len(groups):
         new = [1] * len(groups)
     else:
-        # one each, then the rest proportionally by largest remainder
-        spare = balls - len(groups)
-        shares = [spare * c / total for c in counts]
-        new = [1 + int(math.floor(s)) for s in shares]
-        left = balls - sum(new)
-        order = sorted(range(len(groups)), key=lambda i: shares[i] - math.floor(shares[i]), reverse=True)
-        for i in order[:left]:
+        # largest remainder (Hamilton) apportionment, then at least one each
+        shares = [balls * c / total for c in counts]
+        new = [int(math.floor(s)) for s in shares]
+        order = sorted(range(len(groups)), key=lambda i: shares[i] - new[i], reverse=True)
+        for i in order[:balls - sum(new)]:
             new[i] += 1
+        for i in range(len(new)):
+            if new[i] == 0:
+                new[i] = 1
+                new[max(range(len(new)), key=lambda j: new[j])] -= 1
     for g, c in zip(groups, new):
         g["count"] = c
 
@@ -229,7 +231,8 @@ def _spawn(sim, placer, group, ctx, k, W, H, default_palette):
     angle = np.radians(rng.uniform(*group["angle"], n))
     rest = rng.uniform(*group["restitution"], n)
     pal = group["palette"] or list(default_palette)
-    colors = [pal[i] for i in rng.integers(0, len(pal), n)]
+    rgba = [_hex_rgba(c) for c in pal]
+    colors = [rgba[i] for i in rng.integers(0, len(pal), n)]
     placed = placer.place(rng, radii, bounds)
     if len(placed) < n:
         rtext = f"{rlo:g}" if rlo == rhi else f"{rlo:g}..{rhi:g}"
@@ -242,3 +245,10 @@ def _spawn(sim, placer, group, ctx, k, W, H, default_palette):
         mass = math.pi * radii * radii * group["density"]
     sim.add_balls(np.asarray(placed), vel, radius=radii, mass=mass, restitution=rest,
                   pinned=group["pinned"], color=colors)
+
+
+def _hex_rgba(text):
+    """'#rrggbb' or '#rrggbbaa' (already validated) as [r, g, b, a] in 0..1."""
+    s = text.lstrip("#")
+    vals = [int(s[k:k + 2], 16) / 255.0 for k in range(0, len(s), 2)]
+    return vals + [1.0] * (4 - len(vals))
