@@ -124,6 +124,7 @@ class DemoApp:
         self._hud_bg = None
         self._rng = np.random.default_rng(12345)
         self._recorder = None
+        self._target = None  # the Offscreen framebuffer frames are drawn into
         self._record_path = record
         self._record_frames = []
         if record and record.lower().endswith(".mp4"):
@@ -172,7 +173,7 @@ class DemoApp:
         """Draw the current state into the window's back buffer."""
         t0 = time.perf_counter()
         fw, fh = self.window.get_framebuffer_size()
-        self.renderer.draw(self.sim, fw, fh, 0, self.style)
+        self._blit(fw, fh)
         if self.drag is not None:
             x0, y0, x1, y1 = self.drag
             line = self.pyglet.shapes.Line(x0, y0, x1, y1, thickness=2, color=(255, 255, 255, 200))
@@ -180,6 +181,25 @@ class DemoApp:
         if self.show_hud:
             self._draw_hud()
         self.stats["render_ms"] = (time.perf_counter() - t0) * 1000.0
+
+    def _blit(self, fw, fh):
+        """Render into an offscreen framebuffer exactly as ``abound capture`` does, then copy it.
+
+        The copy is exact, so a frame of the demo is bit-identical to the
+        captured frame of the same state (the window's own framebuffer may
+        round differently).
+        """
+        from pyglet import gl
+        from abound.render.renderer import Offscreen
+        if self._target is None or (self._target.width, self._target.height) != (fw, fh):
+            if self._target is not None:
+                self._target.delete()
+            self._target = Offscreen(fw, fh)
+        self.renderer.draw(self.sim, fw, fh, self._target.fbo.value, self.style)
+        gl.glBindFramebuffer(gl.GL_READ_FRAMEBUFFER, self._target.fbo)
+        gl.glBindFramebuffer(gl.GL_DRAW_FRAMEBUFFER, 0)
+        gl.glBlitFramebuffer(0, 0, fw, fh, 0, 0, fw, fh, gl.GL_COLOR_BUFFER_BIT, gl.GL_NEAREST)
+        gl.glBindFramebuffer(gl.GL_FRAMEBUFFER, 0)
 
     def hud_text(self):
         s, sim = self.stats, self.sim

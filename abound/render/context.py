@@ -105,7 +105,8 @@ def make_window(width, height, *, visible=True, resizable=False, vsync=True, cap
     try:
         import pyglet
         config = pyglet.gl.Config(major_version=3, minor_version=3, forward_compatible=True,
-                                  double_buffer=True, depth_size=0)
+                                  double_buffer=True, depth_size=0, red_size=8, green_size=8,
+                                  blue_size=8, alpha_size=8)
         try:
             window = pyglet.window.Window(width, height, caption=caption, visible=visible,
                                           resizable=resizable, vsync=vsync, config=config,

@@ -1,0 +1,178 @@
+"""The demo window, headless: its key and mouse handlers driven directly, and its frames."""
+import numpy as np
+import pytest
+from PIL import Image
+
+from abound import Simulation
+from abound.capture import capture_frame
+from abound.render.measure import centroid_and_radius
+from abound.render.style import RenderError, RenderStyle
+
+pyglet = pytest.importorskip("pyglet")
+from abound.cli import demo as demo_mod  # noqa: E402
+from abound.cli.demo import DemoApp, FLING_GAIN, MAX_STEPS_PER_FRAME  # noqa: E402
+
+DT = 1.0 / 60.0
+
+
+def make_sim():
+    sim = Simulation(240, 180, gravity=(0.0, -980.0), dt=DT)
+    sim.scene = {"render": {"background": "#000000", "shading": False, "color_mode": "ball", "hud": False}}
+    sim.add_ball(60.0, 120.0, vx=40.0, radius=10.0, color="#ff8000")
+    sim.add_ball(170.0, 60.0, radius=14.0, color="#00c0ff")
+    return sim
+
+
+@pytest.fixture
+def app(tmp_path):
+    a = DemoApp(make_sim(), headless=True, visible=False, vsync=False, screenshot_dir=tmp_path)
+    yield a
+    a.close()
+
+
+def keys():
+    return pyglet.window.key
+
+
+def test_pause_stops_time_and_right_steps_once(app):
+    app.tick(DT)
+    t = app.sim.time
+    assert t == pytest.approx(DT)
+    app.on_key_press(keys().SPACE, 0)
+    assert app.paused
+    app.tick(0.5)
+    assert app.sim.time == t
+    app.on_key_press(keys().RIGHT, 0)  # single step while paused
+    assert app.sim.time == pytest.approx(t + DT)
+    app.on_key_press(keys().SPACE, 0)
+    app.tick(2 * DT)
+    assert app.sim.time == pytest.approx(t + 3 * DT)
+
+
+def test_steps_per_frame_are_capped(app):
+    steps = app.tick(10.0)  # a very slow frame
+    assert steps == MAX_STEPS_PER_FRAME
+    assert app.sim.time == pytest.approx(MAX_STEPS_PER_FRAME * DT)
+    assert app.accumulator == 0.0  # the backlog is dropped, not carried
+
+
+def test_fling_adds_a_ball_with_the_drag_velocity(app):
+    mouse = pyglet.window.mouse
+    n = len(app.sim)
+    app.on_mouse_press(100, 50, mouse.LEFT, 0)
+    app.on_mouse_drag(120, 60, 20, 10, mouse.LEFT, 0)
+    app.on_mouse_release(130, 90, mouse.LEFT, 0)
+    assert len(app.sim) == n + 1
+    np.testing.assert_allclose(app.sim.velocities[-1], FLING_GAIN * np.array([30.0, 40.0]))
+    np.testing.assert_allclose(app.sim.positions[-1], [100.0, 50.0])
+
+
+def test_right_click_pins_and_unpins_the_ball_under_the_cursor(app):
+    mouse = pyglet.window.mouse
+    app.on_mouse_press(172, 58, mouse.RIGHT, 0)  # inside ball 1
+    assert app.sim.pinned[1] and not app.sim.pinned[0]
+    app.on_mouse_press(172, 58, mouse.RIGHT, 0)
+    assert not app.sim.pinned[1]
+    app.on_mouse_press(5, 5, mouse.RIGHT, 0)  # empty space: nothing
+    assert not app.sim.pinned.any()
+
+
+def test_resize_moves_the_walls(app):
+    app.on_resize(300, 150)
+    assert (app.sim.width, app.sim.height) == (300.0, 150.0)
+    assert np.all(app.sim.positions[:, 1] + app.sim.radii <= 150.0 + 1e-9)
+
+
+def test_keys_change_the_simulation(app):
+    k = keys()
+    g = app.sim.gravity
+    app.on_key_press(k.G, 0)
+    np.testing.assert_allclose(app.sim.gravity, -g)
+    app.on_key_press(k.LEFT, 0)
+    assert np.hypot(*app.sim.gravity) == pytest.approx(980.0) and app.sim.gravity[0] != 0.0
+    app.on_key_press(k.UP, 0)
+    assert np.hypot(*app.sim.gravity) == pytest.approx(980.0 * 1.25)
+    backend = app.sim.backend
+    app.on_key_press(k.B, 0)
+    assert app.sim.backend != backend
+    app.on_key_press(k.T, 0)
+    assert app.sim.ball_toi == "bisection"
+    n = len(app.sim)
+    app.on_key_press(k.PLUS, 0)
+    app.on_key_press(k.EQUAL, 0)
+    assert len(app.sim) == n + 2
+    app.on_key_press(k.MINUS, 0)
+    assert len(app.sim) == n + 1
+    hud = app.show_hud
+    app.on_key_press(k.H, 0)
+    assert app.show_hud != hud
+    app.tick(DT)
+    app.on_key_press(k.R, 0)  # reset: the starting balls, time 0
+    assert len(app.sim) == n and app.sim.time == 0.0
+    np.testing.assert_allclose(app.sim.positions, make_sim().positions)
+
+
+def test_hud_text_names_what_it_should(app):
+    app.show_hud = True
+    app.tick(DT)
+    app.draw()
+    text = app.hud_text()
+    for word in ("fps", "physics", "render", "contacts/frame", "balls 2", "energy drift", "backend", "ball TOI"):
+        assert word in text
+
+
+def test_demo_frame_equals_capture_frame_and_shows_the_physics(app, tmp_path):
+    for _ in range(5):
+        app.tick(DT)
+    path = app.screenshot(tmp_path / "shot.png")  # the S key's action
+    shot = np.asarray(Image.open(path))
+    expected = capture_frame(app.sim, (240, 180), RenderStyle.from_scene(app.sim.scene))
+    d = np.abs(shot.astype(int) - expected.astype(int)).max(axis=2)
+    assert d.max() == 0, (d.max(), (d > 0).sum(), np.argwhere(d > 0)[:5], shot[np.nonzero(d)][:3], expected[np.nonzero(d)][:3])
+    for i, color in ((0, (1.0, 0.5, 0.0)), (1, (0.0, 0.75, 1.0))):
+        x, y = app.sim.positions[i]
+        box = (int(180 - y) - 20, int(180 - y) + 20, int(x) - 20, int(x) + 20)
+        (row, col), radius = centroid_and_radius(shot, (0, 0, 0), color, box)
+        assert abs(row - (180 - y - 0.5)) < 0.5 and abs(col - (x - 0.5)) < 0.5
+        assert abs(radius - app.sim.radii[i]) < 0.5
+
+
+def test_demo_command_runs_frames_headless(tmp_path):
+    from abound.cli import main
+    scene = tmp_path / "one.toml"
+    scene.write_text('[world]\nwidth = 200\nheight = 150\n[[balls]]\nx = 100.0\ny = 100.0\nradius = 10.0\n'
+                     '[render]\nhud = true\n')
+    assert main(["demo", str(scene), "--frames", "3", "--headless", "--record", str(tmp_path / "r.gif")]) == 0
+    assert Image.open(tmp_path / "r.gif").n_frames == 3
+
+
+def test_no_opengl_33_is_one_line_and_status_2(monkeypatch, capsys, tmp_path):
+    from abound.cli import main
+
+    def no_gl(*a, **k):
+        raise RenderError("OpenGL 3.3 is needed, this machine offers 2.1 Mesa (softpipe); update the driver")
+    monkeypatch.setattr("abound.render.context.make_window", no_gl)
+    assert main(["demo", "drop", "--frames", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("abound: error: OpenGL 3.3 is needed") and "\n" not in err
+
+
+def test_check_gl_message():
+    from abound.render.context import check_gl
+
+    class Info:
+        def have_version(self, major, minor=0):
+            return False
+
+        def get_version_string(self):
+            return "2.1 Mesa 22"
+
+        def get_renderer(self):
+            return "softpipe"
+
+    class Ctx:
+        def get_info(self):
+            return Info()
+
+    with pytest.raises(RenderError, match=r"OpenGL 3\.3 is needed.*2\.1 Mesa 22"):
+        check_gl(Ctx())
