@@ -54,9 +54,12 @@ def add_arguments(parser):
 class _Progress:
     """A one-line progress bar on a terminal (nothing when stderr is not a tty)."""
 
-    def __init__(self, total, stream=sys.stderr):
-        self.total, self.stream = total, stream
-        self.on = stream.isatty()
+    def __init__(self, total, stream=None):
+        self.total, self.stream = total, stream or sys.stderr
+        try:
+            self.on = self.stream.isatty()
+        except (ValueError, AttributeError):
+            self.on = False
 
     def update(self, done):
         if self.on:

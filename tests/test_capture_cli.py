@@ -1,0 +1,66 @@
+"""``abound capture``: numbered PNGs with the same pixels as render_frames, GIF, MP4, messages."""
+import shutil
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from abound.capture import render_frames
+from abound.cli import main
+
+SCENE = """
+[world]
+width = 320
+height = 240
+[physics]
+seed = 3
+[[spawn]]
+count = 12
+radius = [5.0, 10.0]
+speed = [100.0, 300.0]
+[render]
+trails = 0.2
+"""
+
+
+@pytest.fixture
+def scene(tmp_path):
+    p = tmp_path / "s.toml"
+    p.write_text(SCENE)
+    return p
+
+
+def test_pngs_and_gif_match_render_frames(scene, tmp_path, capsys):
+    out = tmp_path / "frames"
+    rc = main(["capture", str(scene), "--frames", "4", "--every", "2", "--size", "160x120",
+               "--out", str(out), "--gif", str(tmp_path / "a.gif")])
+    assert rc == 0
+    files = sorted(out.glob("frame_*.png"))
+    assert [f.name for f in files] == [f"frame_{k:05d}.png" for k in range(4)]
+    expected = list(render_frames(str(scene), frames=4, size=(160, 120), every=2))
+    for f, e in zip(files, expected):
+        assert np.array_equal(np.asarray(Image.open(f)), e)
+    assert Image.open(tmp_path / "a.gif").n_frames == 4
+    assert "captured 4 frames" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg not installed")
+def test_mp4(scene, tmp_path):
+    assert main(["capture", str(scene), "--frames", "3", "--size", "160x120", "--mp4", str(tmp_path / "a.mp4")]) == 0
+    assert (tmp_path / "a.mp4").stat().st_size > 0
+
+
+def test_mp4_without_ffmpeg_is_a_clear_message(scene, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    assert main(["capture", str(scene), "--frames", "2", "--mp4", str(tmp_path / "a.mp4")]) == 2
+    err = capsys.readouterr().err
+    assert "ffmpeg" in err and "apt-get install ffmpeg" in err
+
+
+def test_nowhere_to_write_is_an_error(scene, capsys):
+    assert main(["capture", str(scene), "--frames", "2"]) == 2
+    assert "--out" in capsys.readouterr().err
+
+
+def test_bad_size_is_a_usage_error(scene, capsys):
+    assert main(["capture", str(scene), "--size", "big", "--out", "x"]) == 2
