@@ -89,6 +89,10 @@ def main(argv=None):
         return code if isinstance(code, int) else (0 if code is None else _fail(code))
     except SceneError as exc:
         return _fail(exc)
+    except BrokenPipeError:  # e.g. `abound bench | head -3`: the reader left, not an error
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as exc:
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
         return _fail(f"{where}{exc.strerror or exc}")

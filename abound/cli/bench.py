@@ -180,7 +180,8 @@ def run(args):
         print(json.dumps(result))
         return 0
     r = result
-    print(f"scene {r['scene']}: {r['balls']} balls ({r['pinned']} pinned), {r['walls']} walls, "
+    print(f"scene {r['scene']}: {r['balls']} ball{'' if r['balls'] == 1 else 's'} ({r['pinned']} pinned), "
+          f"{r['walls']} wall{'' if r['walls'] == 1 else 's'}, "
           f"{r['width']:g}x{r['height']:g} box")
     print(f"backend {r['backend']}, ball_toi {r['ball_toi']}, dt {dt:g} s, {r['frames']} frames "
           f"({r['sim_time']:g} s simulated)")
