@@ -98,6 +98,23 @@ def time_shapes(state, frames, width, height):
     return times
 
 
+def time_capture(state, frames, width, height):
+    """ms per frame of what ``abound capture`` does per frame: draw offscreen and read back to numpy."""
+    from abound.render.renderer import Offscreen, Renderer
+    renderer, target = Renderer(), Offscreen(width, height)
+    times = []
+    for k in range(WARMUP + frames):
+        state.step()
+        t0 = time.perf_counter()
+        renderer.draw(state, width, height, target.fbo.value)
+        target.read()
+        if k >= WARMUP:
+            times.append((time.perf_counter() - t0) * 1000.0)
+    target.delete()
+    renderer.delete()
+    return times
+
+
 def measure(n, frames=MAX_FRAMES, compare=False, size=SIZE, shapes_frames=MAX_SHAPES_FRAMES):
     """{'balls', 'instanced_ms', 'shapes_ms', 'ratio', ...}: medians of render ms per frame."""
     from abound.render.context import make_window
@@ -109,6 +126,8 @@ def measure(n, frames=MAX_FRAMES, compare=False, size=SIZE, shapes_frames=MAX_SH
         fw, fh = window.get_framebuffer_size()
         result = {"balls": n, "width": fw, "height": fh, "renderer": renderer_name, "frames": frames}
         result["instanced_ms"] = statistics.median(time_instanced(MovingBalls(n, fw, fh), frames, fw, fh))
+        result["capture_ms"] = statistics.median(time_capture(MovingBalls(n, fw, fh), frames, fw, fh))
+        result["capture_fps"] = 1000.0 / result["capture_ms"]
         if compare:
             result["shapes_frames"] = shapes_frames
             result["shapes_ms"] = statistics.median(time_shapes(MovingBalls(n, fw, fh), shapes_frames, fw, fh))
@@ -137,6 +156,8 @@ def run(args):
         return 0
     print(f"render benchmark: {r['balls']} moving balls, {r['width']}x{r['height']} offscreen, {r['renderer']}")
     print(f"instanced renderer: {r['instanced_ms']:8.2f} ms per frame (median of {r['frames']})")
+    print(f"capture to memory:  {r['capture_ms']:8.2f} ms per frame = {r['capture_fps']:.0f} frames/s "
+          f"(draw + read back into numpy)")
     if "shapes_ms" in r:
         print(f"pyglet.shapes:      {r['shapes_ms']:8.2f} ms per frame (median of {r['shapes_frames']})")
         print(f"ratio:              {r['ratio']:8.1f}x faster")
