@@ -1,0 +1,244 @@
+"""``abound saver [SCENE]``: the screensaver - fullscreen, never still, gone at a touch.
+
+Fullscreen on ``--screen N`` or on every screen (``--screen all``: one window
+each), cursor hidden, vsync, ``--fps`` cap. Quits on a key press, a mouse
+click, or mouse motion beyond ``MOTION_THRESHOLD`` pixels from where the
+pointer first was (motion in the first ``SETTLE_SECONDS`` after opening is
+ignored: windows receive synthetic motion when they appear). When the motion
+dies down - kinetic energy under ``[saver] stillness_energy`` times its peak
+since the last livening, for ``stillness_seconds`` - it livens things up as
+``[saver] liven`` says: ``wave`` (a fresh wave of the scene's balls, new
+seed), ``kick`` (every free ball gets a random upward kick) or ``gravity``
+(gravity turns by 90 to 270 degrees). The number of balls never grows, so
+memory stays flat.
+
+Conventions: Windows screensaver arguments ``/s`` (run), ``/p HWND`` or
+``/p:HWND`` (preview: exits at once, status 0), ``/c`` or ``/c:HWND``
+(settings: prints where the scene file is); xscreensaver's ``-root``,
+``-window-id ID`` and ``$XSCREENSAVER_WINDOW``: pyglet cannot draw into a
+foreign X window, so it says so and runs fullscreen.
+"""
+import os
+import sys
+import time
+
+import numpy as np
+
+MOTION_THRESHOLD = 20.0   # px the pointer may drift before the saver quits
+SETTLE_SECONDS = 0.5      # motion events right after opening are ignored
+LIVEN_KICK = 900.0        # px/s, upward speed of a "kick"
+
+
+def add_arguments(parser):
+    parser.add_argument("words", nargs="*", metavar="SCENE",
+                        help="scene file or shipped scene name; also /s, /p HWND, /c (Windows conventions)")
+    parser.add_argument("--screen", default="0", metavar="N|all", help="screen number, or 'all' (default 0)")
+    parser.add_argument("--fps", type=float, default=60.0, metavar="F", help="frame-rate cap (default 60)")
+    parser.add_argument("--window", action="store_true", help="preview in a normal window instead of fullscreen")
+    parser.add_argument("--frames", type=int, metavar="N", help="quit after N frames (for tests)")
+    parser.add_argument("--seed", type=int, metavar="S", help="override the scene's seeds")
+    parser.add_argument("--headless", action="store_true", help="draw offscreen (EGL), for tests")
+    parser.add_argument("-root", dest="xs_root", action="store_true", help=argparse_suppress())
+    parser.add_argument("-window-id", dest="xs_window", metavar="ID", help=argparse_suppress())
+
+
+def argparse_suppress():
+    import argparse
+    return argparse.SUPPRESS
+
+
+class Liveliness:
+    """Decides when the scene has gone still and livens it up (GL-free; tested on its own)."""
+
+    def __init__(self, saver_cfg=None, seed=0):
+        cfg = saver_cfg or {}
+        self.energy_fraction = float(cfg.get("stillness_energy", 0.02))
+        self.seconds = float(cfg.get("stillness_seconds", 3.0))
+        self.mode = cfg.get("liven", "wave")
+        self.peak = 0.0
+        self.still_for = 0.0
+        self.count = 0
+        self.rng = np.random.default_rng(seed)
+
+    def update(self, sim, elapsed):
+        """Account ``elapsed`` seconds of simulated time; returns a (possibly new) Simulation."""
+        ke = sim.kinetic_energy()
+        self.peak = max(self.peak, ke)
+        if self.peak > 0 and ke < self.energy_fraction * self.peak:
+            self.still_for += elapsed
+        else:
+            self.still_for = 0.0
+        if self.still_for >= self.seconds:
+            return self.liven(sim)
+        return sim
+
+    def liven(self, sim):
+        self.count += 1
+        self.peak = 0.0
+        self.still_for = 0.0
+        if self.mode == "wave" and sim.scene is not None:
+            from abound import Simulation
+            seed = int(sim.scene.get("physics", {}).get("seed", 0)) + self.count
+            new = Simulation.from_config(sim.scene, seed=seed, size=(sim.width, sim.height))
+            new.backend = sim.backend
+            return new
+        if self.mode == "gravity":
+            a = np.radians(self.rng.uniform(90.0, 270.0))
+            g = sim.gravity
+            sim.gravity = (np.cos(a) * g[0] - np.sin(a) * g[1], np.sin(a) * g[0] + np.cos(a) * g[1])
+            return sim
+        # kick (also "wave" for a simulation without a scene)
+        free = ~sim.pinned
+        k = int(free.sum())
+        v = sim.velocities.copy()
+        v[free, 0] += self.rng.uniform(-0.3, 0.3, k) * LIVEN_KICK
+        v[free, 1] += self.rng.uniform(0.5, 1.0, k) * LIVEN_KICK * np.sign(-sim.gravity[1] or 1.0)
+        sim.velocities = v
+        return sim
+
+
+class SaverApp:
+    """One saver window per screen around one Simulation (a DemoApp without controls)."""
+
+    def __init__(self, sim, *, screens=None, windowed=False, headless=None, frames=None, fps=60.0,
+                 size=None):
+        from abound.cli.demo import DemoApp
+        self.sim = sim
+        self.live = Liveliness(sim.scene.get("saver") if sim.scene else None)
+        self.apps = []
+        self.drawers = []  # each window's on_draw
+        self.frames = 0
+        self.max_frames = frames
+        self.fps = fps
+        self.quitting = False
+        self.opened = time.perf_counter()
+        self.origin = None
+        targets = screens if screens else [None]
+        for screen in targets:
+            app = DemoApp(sim, size=size or ((960, 540) if windowed or headless else None), headless=headless,
+                          visible=True, vsync=True)
+            w = app.window
+            if screen is not None and not windowed and not headless:
+                w.set_fullscreen(True, screen=screen)
+            elif not windowed and not headless:
+                w.set_fullscreen(True)
+            w.set_mouse_visible(False)
+            w.remove_handlers(app)  # no demo controls: any input quits
+            draw = self._drawer(app)
+            self.drawers.append(draw)
+            w.push_handlers(on_draw=draw, on_key_press=self.on_key_press,
+                            on_mouse_press=self.on_mouse_press, on_mouse_motion=self.on_mouse_motion,
+                            on_close=self.on_close, on_resize=app.on_resize)
+            self.apps.append(app)
+
+    def _drawer(self, app):
+        def on_draw():
+            app.window.switch_to()
+            app.sim = self.sim
+            app.draw()
+            if app is self.apps[0]:
+                self.frames += 1
+                if self.max_frames is not None and self.frames >= self.max_frames:
+                    self.quit()
+            return True
+        return on_draw
+
+    def tick(self, elapsed):
+        app = self.apps[0]
+        app.sim = self.sim
+        steps = app.tick(elapsed)
+        if steps:
+            new = self.live.update(app.sim, steps * self.sim.dt)
+            if new is not self.sim:
+                for a in self.apps:
+                    a.sim = new
+                    a.renderer.reset_trails()
+                self.sim = new
+        return steps
+
+    # any input quits
+    def on_key_press(self, symbol, modifiers):
+        self.quit()
+        return True
+
+    def on_mouse_press(self, x, y, button, modifiers):
+        self.quit()
+        return True
+
+    def on_mouse_motion(self, x, y, dx, dy):
+        if time.perf_counter() - self.opened < SETTLE_SECONDS:
+            return True
+        if self.origin is None:
+            self.origin = (x - dx, y - dy)
+        if np.hypot(x - self.origin[0], y - self.origin[1]) > MOTION_THRESHOLD:
+            self.quit()
+        return True
+
+    def on_close(self):
+        self.quit()
+        return True
+
+    def quit(self):
+        self.quitting = True
+        import pyglet
+        pyglet.app.exit()
+
+    def close(self):
+        for a in self.apps:
+            a.close()
+        self.apps = []
+
+    def run(self):
+        import pyglet
+        pyglet.clock.schedule_interval(self.tick, 1.0 / self.fps)
+        try:
+            pyglet.app.run(1.0 / self.fps)
+        finally:
+            pyglet.clock.unschedule(self.tick)
+            self.close()
+
+
+def run(args):
+    from abound import Simulation
+    from abound.render.style import RenderError
+    words = list(args.words)
+    scene = None
+    if words and words[0][:2].lower() in ("/s", "/p", "/c"):
+        flag = words[0][:2].lower()
+        if flag == "/p":
+            return 0  # preview in the control panel's little window: not supported, exit cleanly
+        if flag == "/c":
+            from abound import resources
+            print(f"abound saver settings: the scene is {resources.default_scene_path()}\n"
+                  f"Edit its [saver] and [render] sections (or copy it and run 'abound saver FILE').")
+            return 0
+        words = words[1:]
+    if words:
+        scene = words[0]
+    if args.xs_root or args.xs_window or os.environ.get("XSCREENSAVER_WINDOW"):
+        print("abound saver: pyglet cannot draw into xscreensaver's window; running fullscreen instead",
+              file=sys.stderr)
+    sim = Simulation.from_config(scene, seed=args.seed)
+    headless = True if args.headless else None
+    screens = None
+    try:
+        if not args.window and not args.headless:
+            from abound.render.context import choose_platform
+            choose_platform()
+            import pyglet
+            all_screens = pyglet.display.get_display().get_screens()
+            if args.screen == "all":
+                screens = all_screens
+            else:
+                i = int(args.screen)
+                if not 0 <= i < len(all_screens):
+                    print(f"abound: error: no screen {i} (this display has {len(all_screens)})", file=sys.stderr)
+                    return 2
+                screens = [all_screens[i]]
+        app = SaverApp(sim, screens=screens, windowed=args.window, headless=headless, frames=args.frames,
+                       fps=args.fps)
+    except (RenderError, ValueError) as exc:
+        print(f"abound: error: {exc}", file=sys.stderr)
+        return 2
+    app.run()
+    return 0

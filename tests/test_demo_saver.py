@@ -1,0 +1,83 @@
+"""The screensaver, headless: opens, draws, quits on key / click / large motion, livens a still pile."""
+import time
+
+import pytest
+
+from abound import Simulation
+
+pyglet = pytest.importorskip("pyglet")
+from abound.cli import saver  # noqa: E402
+from abound.cli.saver import Liveliness, SaverApp  # noqa: E402
+
+
+def make_sim():
+    sim = Simulation(200, 150, gravity=(0.0, -980.0))
+    sim.scene = {"render": {"shading": False}, "saver": {"stillness_energy": 0.02, "stillness_seconds": 0.5,
+                                                         "liven": "kick"}}
+    sim.add_ball(100.0, 100.0, vx=50.0, radius=10.0)
+    return sim
+
+
+@pytest.fixture
+def app(monkeypatch):
+    monkeypatch.setattr(saver, "SETTLE_SECONDS", 0.0)
+    a = SaverApp(make_sim(), headless=True, size=(200, 150))
+    yield a
+    a.close()
+
+
+def test_draws_and_quits_on_a_key(app, monkeypatch):
+    exits = []
+    monkeypatch.setattr(pyglet.app, "exit", lambda: exits.append(1))
+    app.tick(1 / 60)
+    app.drawers[0]()
+    assert app.frames == 1 and app.sim.time > 0
+    app.on_key_press(pyglet.window.key.A, 0)
+    assert app.quitting and exits
+
+
+def test_quits_on_click(app, monkeypatch):
+    monkeypatch.setattr(pyglet.app, "exit", lambda: None)
+    app.on_mouse_press(10, 10, pyglet.window.mouse.LEFT, 0)
+    assert app.quitting
+
+
+def test_small_motion_is_ignored_large_motion_quits(app, monkeypatch):
+    monkeypatch.setattr(pyglet.app, "exit", lambda: None)
+    app.on_mouse_motion(51, 50, 1, 0)
+    app.on_mouse_motion(55, 52, 4, 2)
+    assert not app.quitting
+    app.on_mouse_motion(90, 50, 35, -2)
+    assert app.quitting
+
+
+def test_motion_right_after_opening_is_ignored(monkeypatch):
+    monkeypatch.setattr(pyglet.app, "exit", lambda: None)
+    a = SaverApp(make_sim(), headless=True, size=(200, 150))
+    try:
+        a.opened = time.perf_counter()
+        a.on_mouse_motion(150, 100, 100, 50)
+        assert not a.quitting
+    finally:
+        a.close()
+
+
+def test_a_settled_pile_is_livened_up():
+    sim = Simulation(200, 150, gravity=(0.0, -980.0))
+    sim.add_ball(100.0, 10.0, radius=10.0)  # at rest on the floor
+    live = Liveliness({"stillness_energy": 0.02, "stillness_seconds": 1.0, "liven": "kick"})
+    live.peak = 1e6  # it was moving before
+    for _ in range(59):
+        assert live.update(sim, 1 / 60) is sim and live.count == 0
+    live.update(sim, 1 / 60)
+    live.update(sim, 1 / 60)
+    assert live.count == 1 and sim.velocities[0, 1] > 0  # kicked upwards
+
+
+def test_saver_command_runs_frames_and_windows_conventions(capsys):
+    from abound.cli import main
+    assert main(["saver", "/p", "1234"]) == 0
+    assert main(["saver", "/c"]) == 0
+    assert "scene" in capsys.readouterr().out
+    assert main(["saver", "drop", "--headless", "--frames", "3", "-root"]) == 0
+    assert "fullscreen" in capsys.readouterr().err
