@@ -107,13 +107,21 @@ def make_window(width, height, *, visible=True, resizable=False, vsync=True, cap
         config = pyglet.gl.Config(major_version=3, minor_version=3, forward_compatible=True,
                                   double_buffer=True, depth_size=0, red_size=8, green_size=8,
                                   blue_size=8, alpha_size=8)
+        # pyglet's event loop turns the event queue off for good when it runs, after
+        # which a new window dispatches its first resize before it is ready (an
+        # AttributeError 'ubo'); queue events while the window is being made.
+        queued = pyglet.window.Window._enable_event_queue
+        pyglet.window.Window._enable_event_queue = True
         try:
-            window = pyglet.window.Window(width, height, caption=caption, visible=visible,
-                                          resizable=resizable, vsync=vsync, config=config,
-                                          fullscreen=fullscreen)
-        except pyglet.window.NoSuchConfigException:
-            window = pyglet.window.Window(width, height, caption=caption, visible=visible,
-                                          resizable=resizable, vsync=vsync, fullscreen=fullscreen)
+            try:
+                window = pyglet.window.Window(width, height, caption=caption, visible=visible,
+                                              resizable=resizable, vsync=vsync, config=config,
+                                              fullscreen=fullscreen)
+            except pyglet.window.NoSuchConfigException:
+                window = pyglet.window.Window(width, height, caption=caption, visible=visible,
+                                              resizable=resizable, vsync=vsync, fullscreen=fullscreen)
+        finally:
+            pyglet.window.Window._enable_event_queue = queued
     except RenderError:
         raise
     except Exception as exc:  # no display, no GL driver, no EGL device...
