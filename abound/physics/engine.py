@@ -47,6 +47,11 @@ use a restitution threshold with a supported state and sleeping:
      waking spreads to the sleepers it was holding up (those touching it on
      the side opposite gravity) and releases balls sliding on it. Changing
      gravity, the box or the state wakes every ball.
+  4. Inelastic collapse (the TC model of Luding and McNamara): a contact
+     within TC_TIME of either ball's previous contact is elastic, whatever the
+     restitution. A ball squeezed between a fixed object and a slow ball would
+     otherwise bounce infinitely often in one instant; elastic chains end
+     after a few contacts, and they neither add nor lose energy.
 The single dropped ball thus stops at the time the geometric series of its
 bounces predicts, up to the last bounces slower than rest_speed.
 
@@ -78,6 +83,7 @@ SUP_NONE, SUP_FACE, SUP_BALL, SUP_END = -1, 0, 1, 2
 # event kinds, in tie order
 EV_WALL, EV_BALL, EV_LEAVE = 0, 1, 2
 
+TC_TIME = 1e-5  # s: contacts this soon after a ball's previous one are elastic
 HOP_GAP = 1e-3  # x radius: a ball sliding on a round support leaves it at this gap
 SLEEP_TOUCH = 1e-5  # x radius: contacts closer than this hold a ball when it falls asleep
 REST_COS = math.cos(0.1)  # REST_ANGLE = 0.1 rad
@@ -494,19 +500,20 @@ def _held(normals, k, gx, gy):
     if g == 0.0:
         return False
     ux, uy = -gx / g, -gy / g
-    left = False
-    right = False
     for q in range(k):
-        nx, ny = normals[q, 0], normals[q, 1]
-        d = nx * ux + ny * uy
-        if d >= REST_COS:
-            return True
-        if d > 0.0:
-            if ux * ny - uy * nx > 0.0:
-                left = True
-            else:
-                right = True
-    return left and right
+        if normals[q, 0] * ux + normals[q, 1] * uy >= REST_COS:
+            return True  # one contact under the ball, within REST_ANGLE of straight below
+    # two contacts whose normals span -g with non-negative weights: a wedge
+    for q in range(k):
+        for r in range(q + 1, k):
+            det = normals[q, 0] * normals[r, 1] - normals[q, 1] * normals[r, 0]
+            if abs(det) < 1e-9:
+                continue
+            wq = (ux * normals[r, 1] - uy * normals[r, 0]) / det
+            wr = (normals[q, 0] * uy - normals[q, 1] * ux) / det
+            if wq >= 0.0 and wr >= 0.0:
+                return True
+    return False
 
 
 @kernel
@@ -574,16 +581,16 @@ def after_contact(B, W, G, i, fixed_other, nx, ny, skind, sidx, cx, cy, cr,
     set_free(B, i, gx, gy)
     if not fixed_other:
         return
-    gn = gx * nx + gy * ny
-    if gn >= 0.0:
-        return
     vx, vy = vel[i, 0], vel[i, 1]
-    vn = vx * nx + vy * ny
-    if abs(vn) > V_EPS + 1e-12 * math.sqrt(vx * vx + vy * vy):
-        return  # it bounced off
     if math.sqrt(vx * vx + vy * vy) < max(rest_speed, V_EPS):
         if try_sleep(B, W, G, i, gx, gy, normals, cand):
             return
+    gn = gx * nx + gy * ny
+    if gn >= 0.0:
+        return
+    vn = vx * nx + vy * ny
+    if abs(vn) > V_EPS + 1e-12 * math.sqrt(vx * vx + vy * vy):
+        return  # it bounced off
     vel[i, 0] = vx - vn * nx
     vel[i, 1] = vy - vn * ny
     mode[i] = SLIDING
@@ -637,7 +644,18 @@ def wake(B, G, j, t, gx, gy, todo, ntodo, cand):
 # responses
 # --------------------------------------------------------------------------
 @kernel
-def resolve_wall(B, W, G, i, code, t, params, normals, cand):
+def contact_restitution(e1, e2, params, approach, since_last):
+    """Restitution of a contact: the mixed value; 0 below rest_speed; 1 within
+    TC_TIME of a previous contact (the TC model)."""
+    if since_last < TC_TIME:
+        return 1.0
+    if approach < params[P_REST_SPEED]:
+        return 0.0
+    return mix_restitution(e1, e2, int(params[P_MIX]))
+
+
+@kernel
+def resolve_wall(B, W, G, i, code, t, params, tlast, normals, cand):
     """Ball i meets wall code // 3 (part 0: face, 1: end p0, 2: end p1)."""
     pos, vel, rest = B[0], B[1], B[6]
     wp0, wp1, wn, wt, wlen, wc, we, wkind = W
@@ -663,18 +681,17 @@ def resolve_wall(B, W, G, i, code, t, params, normals, cand):
         cr = -1.0  # a box side is an infinite line: a ball slides along it without end
     vn = vel[i, 0] * nx + vel[i, 1] * ny
     if vn < 0.0:
-        e = mix_restitution(rest[i], we[w], int(params[P_MIX]))
-        if -vn < rest_speed:
-            e = 0.0
+        e = contact_restitution(rest[i], we[w], params, -vn, t - tlast[i])
         J = normal_impulse(vn, 0.0, 1.0, e)  # the wall is infinitely heavy
         vel[i, 0] += J * nx
         vel[i, 1] += J * ny
+    tlast[i] = t
     after_contact(B, W, G, i, True, nx, ny, skind, sidx, cx, cy, cr, gx, gy, rest_speed,
                   normals, cand)
 
 
 @kernel
-def resolve_pair(B, W, G, a, b, t, params, todo, ntodo, normals, cand):
+def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand):
     """Balls a and b meet: wake a sleeper hit hard enough, exchange the normal impulse."""
     pos, vel, radius, inv_mass, rest, mode = B[0], B[1], B[4], B[5], B[6], B[7]
     gx, gy, rest_speed = params[P_GX], params[P_GY], params[P_REST_SPEED]
@@ -696,9 +713,7 @@ def resolve_pair(B, W, G, a, b, t, params, todo, ntodo, normals, cand):
     fixed_a = is_fixed(mode[a])
     fixed_b = is_fixed(mode[b])
     if vn < 0.0:
-        e = mix_restitution(rest[a], rest[b], int(params[P_MIX]))
-        if -vn < rest_speed:
-            e = 0.0
+        e = contact_restitution(rest[a], rest[b], params, -vn, t - max(tlast[a], tlast[b]))
         inv_a = 0.0 if fixed_a else inv_mass[a]
         inv_b = 0.0 if fixed_b else inv_mass[b]
         J = normal_impulse(vn, inv_a, inv_b, e)
@@ -708,6 +723,8 @@ def resolve_pair(B, W, G, a, b, t, params, todo, ntodo, normals, cand):
         if not fixed_b:
             vel[b, 0] += J * inv_b * nx
             vel[b, 1] += J * inv_b * ny
+    tlast[a] = t
+    tlast[b] = t
     R = radius[a] + radius[b]
     if not fixed_a:
         after_contact(B, W, G, a, fixed_b, -nx, -ny, SUP_BALL, b, pos[b, 0], pos[b, 1], R,
@@ -743,6 +760,7 @@ def step(B, W, params, dt):
     todo = np.empty(4 * n + 8, dtype=np.int64)
     normals = np.empty((16, 2), dtype=np.float64)
     ball_events = np.zeros(n, dtype=np.int64)
+    tlast = np.full(n, -INF)
     for i in range(n):
         G = grid_insert(G, B, i, dt)
     for i in range(n):
@@ -775,12 +793,12 @@ def step(B, W, params, dt):
             continue
         ntodo = 0
         if kind == EV_WALL:
-            resolve_wall(B, W, G, a, b, t, params, normals, cand)
+            resolve_wall(B, W, G, a, b, t, params, tlast, normals, cand)
             stats[S_WALL] += 1
             todo[0] = a
             ntodo = 1
         elif kind == EV_BALL:
-            ntodo = resolve_pair(B, W, G, a, b, t, params, todo, 0, normals, cand)
+            ntodo = resolve_pair(B, W, G, a, b, t, params, tlast, todo, 0, normals, cand)
             stats[S_BALL] += 1
         else:
             sync(B, a, t)
