@@ -66,7 +66,7 @@ import math
 
 import numpy as np
 
-from ._jit import kernel
+from ._jit import kernel, allocating
 from .kernels import (TOUCH_REL, V_EPS, line_toi, pair_toi, mix_restitution,
                       normal_impulse, level_exit_time, ANALYTIC)
 from .roots import INF
@@ -91,9 +91,10 @@ MAX_BALL_EVENTS = 4000
 MAX_EVENTS_BASE = 100000
 MAX_EVENTS_PER_BALL = 400
 MAX_CELLS_PER_BALL = 64
+MAX_SUBSTEPS = 8
 
 # stats vector
-S_BALL, S_WALL, S_EVENTS, S_FROZEN = 0, 1, 2, 3
+S_BALL, S_WALL, S_EVENTS, S_FROZEN, S_STOPPED = 0, 1, 2, 3, 4
 
 
 # --------------------------------------------------------------------------
@@ -141,8 +142,10 @@ def effective_motion(B, i):
 
 
 # --------------------------------------------------------------------------
-# event queue: a binary heap in arrays. H = (times, ints (cap, 5), size (1,))
-# ints columns: a (lower ball), kind, b (other), count of a, count of b
+# event queue: a binary heap in arrays. H = (times, ints (cap, 7), size (1,))
+# ints columns: tie key of a, kind, tie key of b, a, b, count of a, count of b.
+# Tie keys are the balls' public indices (the step works on a spatially
+# sorted copy, see step), so ties resolve in the documented order.
 # --------------------------------------------------------------------------
 @kernel
 def _before(ht, hi, x, y):
@@ -157,33 +160,45 @@ def _before(ht, hi, x, y):
 @kernel
 def _swap(ht, hi, x, y):
     ht[x], ht[y] = ht[y], ht[x]
-    for c in range(5):
+    for c in range(7):
         tmp = hi[x, c]
         hi[x, c] = hi[y, c]
         hi[y, c] = tmp
 
 
-@kernel
+@allocating
 def heap_new(cap):
-    return np.empty(cap, dtype=np.float64), np.empty((cap, 5), dtype=np.int64), np.zeros(1, dtype=np.int64)
+    return np.empty(cap, dtype=np.float64), np.empty((cap, 7), dtype=np.int64), np.zeros(1, dtype=np.int64)
 
 
-@kernel
-def heap_push(H, t, a, kind, b, ca, cb):
+@allocating
+def heap_reserve(H, extra):
+    """H with room for extra more events (a larger copy when needed)."""
     ht, hi, size = H
     k = size[0]
-    if k == len(ht):
-        ht2 = np.empty(2 * k, dtype=np.float64)
-        hi2 = np.empty((2 * k, 5), dtype=np.int64)
-        ht2[:k] = ht
-        hi2[:k] = hi
-        ht, hi = ht2, hi2
+    if k + extra <= len(ht):
+        return H
+    cap = max(2 * len(ht), k + extra)
+    ht2 = np.empty(cap, dtype=np.float64)
+    hi2 = np.empty((cap, 7), dtype=np.int64)
+    ht2[:k] = ht[:k]
+    hi2[:k] = hi[:k]
+    return ht2, hi2, size
+
+
+@kernel
+def heap_push(H, t, a, kind, b, ca, cb, key_a, key_b):
+    """Insert an event; the caller has reserved room (heap_reserve)."""
+    ht, hi, size = H
+    k = size[0]
     ht[k] = t
-    hi[k, 0] = a
+    hi[k, 0] = key_a
     hi[k, 1] = kind
-    hi[k, 2] = b
-    hi[k, 3] = ca
-    hi[k, 4] = cb
+    hi[k, 2] = key_b
+    hi[k, 3] = a
+    hi[k, 4] = b
+    hi[k, 5] = ca
+    hi[k, 6] = cb
     size[0] = k + 1
     while k > 0:
         parent = (k - 1) // 2
@@ -192,7 +207,6 @@ def heap_push(H, t, a, kind, b, ca, cb):
             k = parent
         else:
             break
-    return ht, hi, size
 
 
 @kernel
@@ -200,7 +214,7 @@ def heap_pop(H):
     """Remove the first event; returns (t, a, kind, b, ca, cb)."""
     ht, hi, size = H
     t = ht[0]
-    a, kind, b, ca, cb = hi[0, 0], hi[0, 1], hi[0, 2], hi[0, 3], hi[0, 4]
+    kind, a, b, ca, cb = hi[0, 1], hi[0, 3], hi[0, 4], hi[0, 5], hi[0, 6]
     last = size[0] - 1
     size[0] = last
     if last > 0:
@@ -222,9 +236,16 @@ def heap_pop(H):
 
 
 # --------------------------------------------------------------------------
-# broad phase: a uniform grid of cell lists in arrays.
+# broad phase: a uniform grid over the box.
 # G = (head (cells,), ent_ball, ent_next, meta int (nent, nx, ny, nbig, query id),
-#      cell size (1,), big list, stamp (N,), is_big (N,))
+#      cell size (1,), big list (N,), stamp (N,), is_big (N,),
+#      start (cells + 1,), cell_ball, span (N, 4))
+# At the start of a part of a step every ball is entered at once, cell by cell
+# in contiguous runs (cell c holds cell_ball[start[c]:start[c + 1]]), and its
+# cell span kept. A ball whose trajectory changes later is entered again only
+# in the cells its new sweep adds beyond that span, in per-cell linked lists
+# (head, ent_ball, ent_next). Contiguous runs of spatially sorted balls make
+# the scan of a cell cheap; old entries stay and only cost a wasted exact test.
 # --------------------------------------------------------------------------
 @kernel
 def _axis_range(x, v, a, T):
@@ -265,8 +286,8 @@ def _cell_span(G, x0, y0, x1, y1):
 
 
 @kernel
-def grid_new(B, width, height, dt):
-    """An empty grid sized for this step: cells about the size of a typical swept box."""
+def grid_shape(B, width, height, dt):
+    """(cell size, nx, ny) for this step: cells about the size of a typical swept box."""
     radius = B[4]
     n = len(radius)
     total = 0.0
@@ -280,61 +301,129 @@ def grid_new(B, width, height, dt):
     h = max(h, math.sqrt(width * height / max_cells), 1e-6 * (width + height))
     nx = max(1, int(math.ceil(width / h)))
     ny = max(1, int(math.ceil(height / h)))
-    head = np.full(nx * ny, -1, dtype=np.int64)
-    cap = 8 * n + 64
+    return h, nx, ny
+
+
+@allocating
+def grid_new(B, width, height, dt):
+    """The grid for a part of a step of dt, every ball entered (see above)."""
+    n = len(B[4])
+    h, nx, ny = grid_shape(B, width, height, dt)
     meta = np.zeros(5, dtype=np.int64)
     meta[1] = nx
     meta[2] = ny
     size = np.empty(1, dtype=np.float64)
     size[0] = h
-    return (head, np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64), meta, size,
-            np.empty(16, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.bool_))
+    cap = 2 * n + 64
+    G = (np.full(nx * ny, -1, dtype=np.int64), np.empty(cap, dtype=np.int64),
+         np.empty(cap, dtype=np.int64), meta, size, np.empty(max(n, 1), dtype=np.int64),
+         np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.bool_),
+         np.zeros(nx * ny + 1, dtype=np.int64), np.empty(0, dtype=np.int64),
+         np.empty((n, 4), dtype=np.int64))
+    total = grid_count(G, B, dt)
+    G = G[:9] + (np.empty(total, dtype=np.int64),) + G[10:]
+    grid_fill(G)
+    return G
+
+
+@kernel
+def grid_count(G, B, T):
+    """First pass of grid_new: each ball's cell span and the cells' counts
+    (start[c + 1]), the big balls listed; returns the number of entries."""
+    meta, big, is_big, start, span = G[3], G[5], G[7], G[8], G[10]
+    nx = meta[1]
+    total = 0
+    for i in range(len(B[4])):
+        x0, y0, x1, y1 = swept_box(B, i, T)
+        ix0, iy0, ix1, iy1 = _cell_span(G, x0, y0, x1, y1)
+        if (ix1 - ix0 + 1) * (iy1 - iy0 + 1) > MAX_CELLS_PER_BALL:
+            is_big[i] = True
+            big[meta[3]] = i
+            meta[3] += 1
+            ix0, iy0, ix1, iy1 = 0, 0, -1, -1  # an empty span: re-entries go on the big list
+        span[i, 0] = ix0
+        span[i, 1] = iy0
+        span[i, 2] = ix1
+        span[i, 3] = iy1
+        for iy in range(iy0, iy1 + 1):
+            for ix in range(ix0, ix1 + 1):
+                start[iy * nx + ix + 1] += 1
+                total += 1
+    return total
+
+
+@kernel
+def grid_fill(G):
+    """Second pass of grid_new: the contiguous runs, balls in index order within a cell."""
+    meta, start, cell_ball, span = G[3], G[8], G[9], G[10]
+    nx = meta[1]
+    ncell = len(start) - 1
+    for c in range(ncell):
+        start[c + 1] += start[c]
+    fill = G[0]  # head is all -1 until the first re-entry: borrow it as the fill cursor
+    for c in range(ncell):
+        fill[c] = start[c]
+    for i in range(len(span)):
+        for iy in range(span[i, 1], span[i, 3] + 1):
+            for ix in range(span[i, 0], span[i, 2] + 1):
+                c = iy * nx + ix
+                cell_ball[fill[c]] = i
+                fill[c] += 1
+    for c in range(ncell):
+        fill[c] = -1
+
+
+@allocating
+def grid_reserve(G, extra):
+    """G with room for extra more cell entries (larger copies when needed)."""
+    ent_ball, ent_next, meta = G[1], G[2], G[3]
+    k = meta[0]
+    if k + extra <= len(ent_ball):
+        return G
+    cap = max(2 * len(ent_ball), k + extra)
+    e2 = np.empty(cap, dtype=np.int64)
+    n2 = np.empty(cap, dtype=np.int64)
+    e2[:k] = ent_ball[:k]
+    n2[:k] = ent_next[:k]
+    return G[:1] + (e2, n2) + G[3:]
 
 
 @kernel
 def grid_insert(G, B, i, T):
-    """Enter ball i in the cells its sweep over the next T seconds touches."""
-    head, ent_ball, ent_next, meta, size, big, stamp, is_big = G
+    """Enter ball i again for its sweep over the next T seconds, in the cells
+    outside its span from grid_new (a sweep over more than MAX_CELLS_PER_BALL
+    cells puts it on the big list instead). The caller has reserved
+    MAX_CELLS_PER_BALL entries (grid_reserve)."""
+    head, ent_ball, ent_next, meta, size, big, stamp, is_big = G[:8]
+    span = G[10]
     x0, y0, x1, y1 = swept_box(B, i, T)
     ix0, iy0, ix1, iy1 = _cell_span(G, x0, y0, x1, y1)
     ncells = (ix1 - ix0 + 1) * (iy1 - iy0 + 1)
     if ncells > MAX_CELLS_PER_BALL:
         if not is_big[i]:
             is_big[i] = True
-            k = meta[3]
-            if k == len(big):
-                big2 = np.empty(2 * k, dtype=np.int64)
-                big2[:k] = big
-                big = big2
-            big[k] = i
-            meta[3] = k + 1
-        return head, ent_ball, ent_next, meta, size, big, stamp, is_big
+            big[meta[3]] = i  # big holds N entries: each ball goes on it at most once
+            meta[3] += 1
+        return
     nx = meta[1]
-    need = meta[0] + ncells
-    if need > len(ent_ball):
-        cap = max(2 * len(ent_ball), need)
-        e2 = np.empty(cap, dtype=np.int64)
-        n2 = np.empty(cap, dtype=np.int64)
-        e2[:meta[0]] = ent_ball[:meta[0]]
-        n2[:meta[0]] = ent_next[:meta[0]]
-        ent_ball, ent_next = e2, n2
     k = meta[0]
     for iy in range(iy0, iy1 + 1):
         for ix in range(ix0, ix1 + 1):
+            if span[i, 0] <= ix <= span[i, 2] and span[i, 1] <= iy <= span[i, 3]:
+                continue  # already there
             c = iy * nx + ix
             ent_ball[k] = i
             ent_next[k] = head[c]
             head[c] = k
             k += 1
     meta[0] = k
-    return head, ent_ball, ent_next, meta, size, big, stamp, is_big
 
 
 @kernel
 def grid_candidates(G, B, i, T, out):
     """Write the balls that may meet ball i within T seconds into out; returns their count.
     out must hold N entries; each candidate appears once (per-query stamps)."""
-    head, ent_ball, ent_next, meta, size, big, stamp, is_big = G
+    head, ent_ball, ent_next, meta, size, big, stamp, is_big, start, cell_ball = G[:10]
     n = len(B[4])
     meta[4] += 1
     q = meta[4]
@@ -350,7 +439,14 @@ def grid_candidates(G, B, i, T, out):
     nx = meta[1]
     for iy in range(iy0, iy1 + 1):
         for ix in range(ix0, ix1 + 1):
-            k = head[iy * nx + ix]
+            c = iy * nx + ix
+            for k in range(start[c], start[c + 1]):
+                j = cell_ball[k]
+                if j != i and stamp[j] != q:
+                    stamp[j] = q
+                    out[m] = j
+                    m += 1
+            k = head[c]
             while k >= 0:
                 j = ent_ball[k]
                 if j != i and stamp[j] != q:
@@ -374,6 +470,7 @@ def grid_candidates(G, B, i, T, out):
 def predict_walls(B, W, H, i, t, h):
     """Push ball i's first contact with each wall (face or end point) within h."""
     pos, vel, acc, radius, mode, count, sup_kind, sup_idx = B[0], B[1], B[2], B[4], B[7], B[8], B[9], B[10]
+    key = B[14]
     wp0, wp1, wn, wt, wlen, wc, we, wkind = W
     r = radius[i]
     touch = TOUCH_REL * r
@@ -410,20 +507,19 @@ def predict_walls(B, W, H, i, t, h):
                     best = tc
                     part = 1 + end
         if best < INF:
-            H = heap_push(H, t + best, i, EV_WALL, 3 * w + part, count[i], 0)
-    return H
+            heap_push(H, t + best, i, EV_WALL, 3 * w + part, count[i], 0, key[i], 3 * w + part)
 
 
 @kernel
 def predict_pair(B, H, i, j, t, h, method):
     """Push the first contact of balls i and j (both synced to t) within h."""
-    pos, radius, mode, count, sup_kind, sup_idx = B[0], B[4], B[7], B[8], B[9], B[10]
+    pos, radius, mode, count, sup_kind, sup_idx, key = B[0], B[4], B[7], B[8], B[9], B[10], B[14]
     if is_fixed(mode[i]) and is_fixed(mode[j]):
-        return H
+        return
     if mode[i] == SLIDING and sup_kind[i] == SUP_BALL and sup_idx[i] == j:
-        return H
+        return
     if mode[j] == SLIDING and sup_kind[j] == SUP_BALL and sup_idx[j] == i:
-        return H
+        return
     vix, viy, aix, aiy = effective_motion(B, i)
     vjx, vjy, ajx, ajy = effective_motion(B, j)
     R = radius[i] + radius[j]
@@ -431,19 +527,18 @@ def predict_pair(B, H, i, j, t, h, method):
     tc, resting = pair_toi(pos[j, 0] - pos[i, 0], pos[j, 1] - pos[i, 1], vjx - vix, vjy - viy,
                            ajx - aix, ajy - aiy, R, touch, h, method)
     if tc < INF:
-        a, b = (i, j) if i < j else (j, i)
-        H = heap_push(H, t + tc, a, EV_BALL, b, count[a], count[b])
-    return H
+        a, b = (i, j) if key[i] < key[j] else (j, i)
+        heap_push(H, t + tc, a, EV_BALL, b, count[a], count[b], key[a], key[b])
 
 
 @kernel
 def predict_leave(B, W, H, i, t, h):
     """Push the time sliding ball i leaves its support (segment end, or the gap on a round one)."""
-    pos, vel, acc, radius, count = B[0], B[1], B[2], B[4], B[8]
+    pos, vel, acc, radius, count, key = B[0], B[1], B[2], B[4], B[8], B[14]
     sup_kind, sup_idx, sup_n, sup_c, sup_r = B[9], B[10], B[11], B[12], B[13]
     if sup_kind[i] == SUP_FACE:
         if sup_r[i] < 0.0:
-            return H  # a box side has no end
+            return  # a box side has no end
         tx, ty = W[3][sup_idx[i], 0], W[3][sup_idx[i], 1]  # along the segment, from p0
     else:
         tx, ty = -sup_n[i, 1], sup_n[i, 0]
@@ -459,8 +554,7 @@ def predict_leave(B, W, H, i, t, h):
         reach = math.sqrt(2.0 * sup_r[i] * gap + gap * gap)
         tc = level_exit_time(s0, v, a, -reach, reach, h)
     if tc < INF:
-        H = heap_push(H, t + tc, i, EV_LEAVE, -1, count[i], 0)
-    return H
+        heap_push(H, t + tc, i, EV_LEAVE, -1, count[i], 0, key[i], -1)
 
 
 @kernel
@@ -468,16 +562,17 @@ def predict_ball(B, W, H, G, i, t, dt, method, initial, cand):
     """Push ball i's next events (i synced to t). Outside the first pass, i is
     first entered in the grid for its new sweep. initial: the first pass of a
     step, where every ball is already in the grid and a pair of moving balls is
-    predicted once, from its lower index."""
+    predicted once, from its lower index. The caller has reserved room in the
+    grid and the queue (reserve)."""
     mode = B[7]
     h = dt - t
     if not initial:
-        G = grid_insert(G, B, i, h)
+        grid_insert(G, B, i, h)
     fixed_i = is_fixed(mode[i])
     if not fixed_i:
-        H = predict_walls(B, W, H, i, t, h)
+        predict_walls(B, W, H, i, t, h)
         if mode[i] == SLIDING:
-            H = predict_leave(B, W, H, i, t, h)
+            predict_leave(B, W, H, i, t, h)
     m = grid_candidates(G, B, i, h, cand)
     for k in range(m):
         j = cand[k]
@@ -486,8 +581,19 @@ def predict_ball(B, W, H, G, i, t, dt, method, initial, cand):
         if fixed_i and is_fixed(mode[j]):
             continue
         sync(B, j, t)
-        H = predict_pair(B, H, i, j, t, h, method)
-    return H, G
+        predict_pair(B, H, i, j, t, h, method)
+
+
+@kernel
+def has_room(H, G, n, nwalls):
+    """Is there room in the queue and the grid for one more predict_ball?"""
+    return H[2][0] + n + nwalls + 2 <= len(H[0]) and G[3][0] + MAX_CELLS_PER_BALL <= len(G[1])
+
+
+@allocating
+def reserve(H, G, n, nwalls):
+    """Room in the queue and the grid for one more predict_ball."""
+    return heap_reserve(H, n + nwalls + 2), grid_reserve(G, MAX_CELLS_PER_BALL)
 
 
 # --------------------------------------------------------------------------
@@ -606,11 +712,11 @@ def after_contact(B, W, G, i, fixed_other, nx, ny, skind, sidx, cx, cy, cr,
 
 
 @kernel
-def wake(B, G, j, t, gx, gy, todo, ntodo, cand):
+def wake(B, G, j, t, gx, gy, todo, ntodo, cand, stack):
     """Wake sleeping ball j and, transitively, the sleepers it holds up; release
-    balls sliding on any of them. Appends every changed ball to todo."""
+    balls sliding on any of them. Appends every changed ball to todo; stack is
+    scratch space for N indices."""
     pos, mode, sup_kind, sup_idx, radius, tloc = B[0], B[7], B[9], B[10], B[4], B[3]
-    stack = np.empty(len(mode), dtype=np.int64)
     stack[0] = j
     top = 1
     mode[j] = FREE  # marks it as taken; set_free below does the rest
@@ -691,7 +797,7 @@ def resolve_wall(B, W, G, i, code, t, params, tlast, normals, cand):
 
 
 @kernel
-def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand):
+def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand, stack):
     """Balls a and b meet: wake a sleeper hit hard enough, exchange the normal impulse."""
     pos, vel, radius, inv_mass, rest, mode = B[0], B[1], B[4], B[5], B[6], B[7]
     gx, gy, rest_speed = params[P_GX], params[P_GY], params[P_REST_SPEED]
@@ -707,9 +813,9 @@ def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand):
     vn = (vbx - vax) * nx + (vby - vay) * ny
     if -vn >= rest_speed:
         if mode[a] == ASLEEP:
-            ntodo = wake(B, G, a, t, gx, gy, todo, ntodo, cand)
+            ntodo = wake(B, G, a, t, gx, gy, todo, ntodo, cand, stack)
         if mode[b] == ASLEEP:
-            ntodo = wake(B, G, b, t, gx, gy, todo, ntodo, cand)
+            ntodo = wake(B, G, b, t, gx, gy, todo, ntodo, cand, stack)
     fixed_a = is_fixed(mode[a])
     fixed_b = is_fixed(mode[b])
     if vn < 0.0:
@@ -742,40 +848,176 @@ def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand):
 # --------------------------------------------------------------------------
 # the step
 # --------------------------------------------------------------------------
+@allocating
+def spatial_order(B, width, height, dt):
+    """Ball indices sorted by grid cell (row-major; stable, so ties keep index order).
+
+    Neighbours in space become neighbours in memory: the exact tests read
+    each candidate's state, and in index order those reads would miss the
+    cache on every array once N is large.
+    """
+    pos = B[0]
+    n = len(pos)
+    h, nx, ny = grid_shape(B, width, height, dt)
+    cell = np.empty(n, dtype=np.int64)
+    start = np.zeros(nx * ny + 1, dtype=np.int64)
+    for i in range(n):
+        ix = min(max(int(math.floor(pos[i, 0] / h)), 0), nx - 1)
+        iy = min(max(int(math.floor(pos[i, 1] / h)), 0), ny - 1)
+        cell[i] = iy * nx + ix
+        start[cell[i] + 1] += 1
+    for c in range(nx * ny):
+        start[c + 1] += start[c]
+    perm = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        perm[start[cell[i]]] = i
+        start[cell[i]] += 1
+    return perm
+
+
+@allocating
+def gather(B, perm):
+    """The balls' arrays in the order perm, plus perm itself (each ball's public
+    index, the tie key): the working copy a step runs on."""
+    sup_kind, sup_idx = B[9], B[10]
+    n = len(perm)
+    rank = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        rank[perm[k]] = k
+    P = (B[0][perm], B[1][perm], B[2][perm], B[3][perm], B[4][perm], B[5][perm], B[6][perm],
+         B[7][perm], B[8][perm], B[9][perm], B[10][perm], B[11][perm], B[12][perm], B[13][perm],
+         perm)
+    for k in range(n):
+        if sup_kind[perm[k]] == SUP_BALL:
+            P[10][k] = rank[sup_idx[perm[k]]]
+    return P
+
+
 @kernel
+def scatter(P, B):
+    """Write the working copy P back into the public arrays B."""
+    perm = P[14]
+    for k in range(len(perm)):
+        i = perm[k]
+        for c in range(2):
+            B[0][i, c] = P[0][k, c]
+            B[1][i, c] = P[1][k, c]
+            B[2][i, c] = P[2][k, c]
+            B[11][i, c] = P[11][k, c]
+            B[12][i, c] = P[12][k, c]
+        B[3][i] = P[3][k]
+        B[4][i] = P[4][k]
+        B[5][i] = P[5][k]
+        B[6][i] = P[6][k]
+        B[7][i] = P[7][k]
+        B[8][i] = P[8][k]
+        B[9][i] = P[9][k]
+        B[10][i] = perm[P[10][k]] if P[9][k] == SUP_BALL else P[10][k]
+        B[13][i] = P[13][k]
+
+
+@allocating
 def step(B, W, params, dt):
-    """Advance every ball exactly dt seconds; returns stats (ball-ball, ball-wall, events, frozen)."""
-    pos, vel, acc, tloc, radius = B[0], B[1], B[2], B[3], B[4]
-    mode, count = B[7], B[8]
+    """Advance every ball exactly dt seconds; returns stats (ball-ball, ball-wall, events, frozen).
+
+    Runs on a copy of the balls sorted by space (see spatial_order), written back at the end.
+    """
+    P = gather(B, spatial_order(B, params[P_WIDTH], params[P_HEIGHT], dt))
+    n = len(P[4])
+    stats = np.zeros(5, dtype=np.int64)
+    ball_events = np.zeros(n, dtype=np.int64)
+    budget = MAX_EVENTS_BASE + MAX_EVENTS_PER_BALL * n
+    k = substeps(P, params, dt)
+    for _ in range(k):
+        run_events(P, W, params, dt / k, stats, ball_events, budget)
+        if stats[S_STOPPED]:
+            break
+    scatter(P, B)
+    return stats
+
+
+@kernel
+def substeps(B, params, dt):
+    """How many equal parts to run a step of dt in: about the typical distance
+    a ball moves in dt over the typical diameter (1 to MAX_SUBSTEPS).
+
+    The result is the same whatever the count - events are exact and the
+    parts only split the time - but the broad phase sweeps each ball over
+    its part: when balls move many diameters per step, shorter sweeps meet
+    far fewer candidates, and that outweighs the work each part repeats.
+    """
+    radius = B[4]
     n = len(radius)
-    stats = np.zeros(4, dtype=np.int64)
-    gx, gy = params[P_GX], params[P_GY]
-    method = int(params[P_BALL_TOI])
-    width, height = params[P_WIDTH], params[P_HEIGHT]
+    if n == 0:
+        return 1
+    reach = 0.0
+    diameter = 0.0
+    for i in range(n):
+        vx, vy, ax, ay = effective_motion(B, i)
+        reach += math.sqrt(vx * vx + vy * vy) * dt + 0.5 * math.sqrt(ax * ax + ay * ay) * dt * dt
+        diameter += 2.0 * radius[i]
+    k = int(reach / diameter)
+    return min(max(k, 1), MAX_SUBSTEPS)
+
+
+@allocating
+def run_events(B, W, params, dt, stats, ball_events, budget):
+    """Advance the working copy B (with tie keys B[14]) by dt, every event in
+    time order; see step. Adds to stats and ball_events; over the total budget
+    it sets stats[S_STOPPED] and stops."""
+    n = len(B[4])
+    tloc = B[3]
     for i in range(n):
         tloc[i] = 0.0
-    H = heap_new(4 * n + 64)
-    G = grid_new(B, width, height, dt)
-    cand = np.empty(max(n, 1), dtype=np.int64)
-    todo = np.empty(4 * n + 8, dtype=np.int64)
-    normals = np.empty((16, 2), dtype=np.float64)
-    ball_events = np.zeros(n, dtype=np.int64)
-    tlast = np.full(n, -INF)
-    for i in range(n):
-        G = grid_insert(G, B, i, dt)
-    for i in range(n):
+    H = heap_new(8 * n + 64)
+    G = grid_new(B, params[P_WIDTH], params[P_HEIGHT], dt)
+    S = (np.empty(max(n, 1), dtype=np.int64),  # candidates of one query
+         np.empty(4 * n + 8, dtype=np.int64),  # balls to predict after an event
+         np.empty((16, 2), dtype=np.float64),  # contact normals (try_sleep)
+         np.empty(max(n, 1), dtype=np.int64),  # wake's stack
+         np.full(n, -INF),  # time of each ball's last contact (the TC model)
+         np.zeros(3, dtype=np.int64),  # where to resume: to predict, predicted, first pass
+         np.zeros(1, dtype=np.float64))  # ... and at what time
+    while not event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget):
+        H, G = reserve(H, G, n, len(W[0]))
+    finish(B, params, dt, stats[S_STOPPED] == 0)
+
+
+@kernel
+def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget):
+    """The event loop proper: predict every ball, then pop and resolve events
+    until the queue is empty (or the budget is spent). Allocates nothing: when
+    the queue or the grid is about to fill it returns False, and the caller
+    makes room and calls again; it resumes where it stopped (S[5], S[6]).
+    Returns True when done."""
+    cand, todo, normals, stack, tlast, resume, resume_t = S
+    mode, count = B[7], B[8]
+    n = len(B[4])
+    nwalls = len(W[0])
+    gx, gy = params[P_GX], params[P_GY]
+    method = int(params[P_BALL_TOI])
+    while resume[2] < n:  # the first pass: each pair of moving balls predicted once
+        i = resume[2]
         if not is_fixed(mode[i]):
-            H, G = predict_ball(B, W, H, G, i, 0.0, dt, method, True, cand)
-    budget = MAX_EVENTS_BASE + MAX_EVENTS_PER_BALL * n
-    stopped = False
-    while H[2][0] > 0:
+            if not has_room(H, G, n, nwalls):
+                return False
+            predict_ball(B, W, H, G, i, 0.0, dt, method, True, cand)
+        resume[2] = i + 1
+    while True:
+        while resume[1] < resume[0]:  # the balls the last event changed
+            if not has_room(H, G, n, nwalls):
+                return False
+            predict_ball(B, W, H, G, todo[resume[1]], resume_t[0], dt, method, False, cand)
+            resume[1] += 1
+        if H[2][0] == 0:
+            return True
         t, a, kind, b, ca, cb = heap_pop(H)
         if count[a] != ca or (kind == EV_BALL and count[b] != cb):
             continue  # stale: a trajectory changed since this was predicted
         stats[S_EVENTS] += 1
         if stats[S_EVENTS] > budget:
-            stopped = True
-            break
+            stats[S_STOPPED] = 1
+            return True
         ball_events[a] += 1
         if kind == EV_BALL:
             ball_events[b] += 1
@@ -789,26 +1031,35 @@ def step(B, W, params, dt):
             mode[over] = FROZEN
             count[over] += 1
             stats[S_FROZEN] += 1
-            H, G = predict_ball(B, W, H, G, over, t, dt, method, False, cand)
-            continue
-        ntodo = 0
-        if kind == EV_WALL:
+            todo[0] = over
+            ntodo = 1
+        elif kind == EV_WALL:
             resolve_wall(B, W, G, a, b, t, params, tlast, normals, cand)
             stats[S_WALL] += 1
             todo[0] = a
             ntodo = 1
         elif kind == EV_BALL:
-            ntodo = resolve_pair(B, W, G, a, b, t, params, tlast, todo, 0, normals, cand)
+            ntodo = resolve_pair(B, W, G, a, b, t, params, tlast, todo, 0, normals, cand, stack)
             stats[S_BALL] += 1
         else:
             sync(B, a, t)
             set_free(B, a, gx, gy)
             todo[0] = a
             ntodo = 1
-        for k in range(ntodo):
-            H, G = predict_ball(B, W, H, G, todo[k], t, dt, method, False, cand)
-    for i in range(n):
-        if not stopped:
+        resume[0] = ntodo
+        resume[1] = 0
+        resume_t[0] = t
+
+
+@kernel
+def finish(B, params, dt, in_time):
+    """End of a part of a step: bring every ball to dt (unless the budget
+    stopped the step: then each stays where it is), release frozen balls,
+    guard the box."""
+    pos, vel, acc, tloc, radius, mode, count = B[0], B[1], B[2], B[3], B[4], B[7], B[8]
+    gx, gy = params[P_GX], params[P_GY]
+    for i in range(len(radius)):
+        if in_time:
             sync(B, i, dt)
         tloc[i] = 0.0
         if mode[i] == FROZEN:
@@ -816,8 +1067,7 @@ def step(B, W, params, dt):
             acc[i, 0] = gx
             acc[i, 1] = gy
             count[i] += 1
-    clamp_into_box(B, width, height)
-    return stats
+    clamp_into_box(B, params[P_WIDTH], params[P_HEIGHT])
 
 
 @kernel
@@ -845,7 +1095,7 @@ def clamp_into_box(B, width, height):
                     vel[i, ax] = 0.0
 
 
-@kernel
+@allocating
 def settle_overlaps(B, W, params):
     """Push overlapping balls apart (positions only, no velocity): after the
     user adds balls on top of others, edits the state, or shrinks the box.
@@ -860,8 +1110,6 @@ def settle_overlaps(B, W, params):
     cand = np.empty(n, dtype=np.int64)
     for it in range(200):
         G = grid_new(B, width, height, 0.0)
-        for i in range(n):
-            G = grid_insert(G, B, i, 0.0)
         worst = 0.0
         for i in range(n):
             m = grid_candidates(G, B, i, 0.0, cand)
