@@ -18,12 +18,14 @@ leaving a support; pairs are ordered by their higher index. The order is part
 of the semantics: both backends share it, so they resolve identical sequences.
 
 Broad phase. A uniform grid over the box. Each ball is entered in every cell
-that its swept bounding box for the rest of the step overlaps (the bounding
+that its swept bounding box for the rest of the part overlaps (the bounding
 box of its parabola); a ball whose box would cover too many cells (a huge or
 very fast ball) goes on a short "big" list instead, checked against everyone.
 When a ball's trajectory changes it is entered again for its new sweep; old
 entries stay and only cost a wasted exact test. Candidates are the balls
-sharing a cell; the exact kernels decide.
+sharing a cell; the exact kernels decide. The step works on a copy of the
+balls sorted by grid cell (written back at the end), so that the candidates
+of a ball lie close to it in memory.
 
 Rest (the Zeno problem). Under gravity a ball with restitution e < 1 would
 bounce infinitely often in finite time, and a pile would touch for ever. We
@@ -47,13 +49,23 @@ use a restitution threshold with a supported state and sleeping:
      waking spreads to the sleepers it was holding up (those touching it on
      the side opposite gravity) and releases balls sliding on it. Changing
      gravity, the box or the state wakes every ball.
-  4. Inelastic collapse (the TC model of Luding and McNamara): a contact
-     within TC_TIME of either ball's previous contact is elastic, whatever the
-     restitution. A ball squeezed between a fixed object and a slow ball would
-     otherwise bounce infinitely often in one instant; elastic chains end
-     after a few contacts, and they neither add nor lose energy.
+  4. Inelastic collapse. A ball squeezed between a fixed object and a moving
+     ball, or in a chain of moving balls, would bounce infinitely often in an
+     instant. Between two moving balls a contact within TC_TIME of either
+     ball's previous contact is elastic (the TC model of Luding and
+     McNamara), so chains end after a few contacts and neither gain nor lose
+     energy; against a fixed object bounces lose speed by e each time until
+     rest_speed stops them. A ball that still makes COLLAPSE_CONTACTS such
+     rapid contacts in one part of a step stops where it is: asleep if it is
+     slow and touches something fixed (a pile then sleeps from the bottom
+     up), else frozen for the rest of the step (see Budgets).
 The single dropped ball thus stops at the time the geometric series of its
 bounces predicts, up to the last bounces slower than rest_speed.
+
+Parts. A step of dt runs as k equal parts (substeps), k about the typical
+distance a ball moves in dt over the typical diameter: the broad phase
+sweeps each ball over one part, and short sweeps meet far fewer candidates.
+Events are exact whatever k; only round-off differs.
 
 Budgets. A step resolves at most MAX_BALL_EVENTS events per ball and
 MAX_EVENTS_BASE + MAX_EVENTS_PER_BALL x N in all. A ball over its budget is
@@ -87,7 +99,8 @@ TC_TIME = 1e-5  # s: contacts this soon after a ball's previous one are elastic
 HOP_GAP = 1e-3  # x radius: a ball sliding on a round support leaves it at this gap
 SLEEP_TOUCH = 1e-5  # x radius: contacts closer than this hold a ball when it falls asleep
 REST_COS = math.cos(0.1)  # REST_ANGLE = 0.1 rad
-MAX_BALL_EVENTS = 4000
+MAX_BALL_EVENTS = 256
+COLLAPSE_CONTACTS = 8
 MAX_EVENTS_BASE = 100000
 MAX_EVENTS_PER_BALL = 400
 MAX_CELLS_PER_BALL = 64
@@ -104,6 +117,13 @@ S_BALL, S_WALL, S_EVENTS, S_FROZEN, S_STOPPED = 0, 1, 2, 3, 4
 def is_fixed(mode):
     """Fixed balls do not move and act as infinitely heavy."""
     return mode == ASLEEP or mode == PINNED or mode == FROZEN
+
+
+@kernel
+def lasting(mode):
+    """Fixed for longer than this step: something a ball may slide or sleep on
+    (a frozen ball is fixed only until the step ends)."""
+    return mode == ASLEEP or mode == PINNED
 
 
 @kernel
@@ -623,9 +643,11 @@ def _held(normals, k, gx, gy):
 
 
 @kernel
-def try_sleep(B, W, G, i, gx, gy, normals, cand):
-    """Put ball i to sleep if its fixed contacts hold it against gravity."""
-    pos, vel, acc, radius, mode, count = B[0], B[1], B[2], B[4], B[7], B[8]
+def fixed_contacts(B, W, G, i, normals, cand):
+    """Write the unit normals (into ball i) of the fixed things ball i touches -
+    walls, segment ends, pinned and sleeping balls, within SLEEP_TOUCH x radius -
+    into normals; returns how many (at most len(normals))."""
+    pos, radius, mode = B[0], B[4], B[7]
     wp0, wp1, wn, wt, wlen, wc, we, wkind = W
     r = radius[i]
     tol = SLEEP_TOUCH * r
@@ -662,15 +684,41 @@ def try_sleep(B, W, G, i, gx, gy, normals, cand):
             normals[k, 0] = dx / d
             normals[k, 1] = dy / d
             k += 1
-    if not _held(normals, k, gx, gy):
-        return False
+    return k
+
+
+@kernel
+def fall_asleep(B, i):
+    vel, acc, mode, count = B[1], B[2], B[7], B[8]
     mode[i] = ASLEEP
     vel[i, 0] = 0.0
     vel[i, 1] = 0.0
     acc[i, 0] = 0.0
     acc[i, 1] = 0.0
     count[i] += 1
+
+
+@kernel
+def try_sleep(B, W, G, i, gx, gy, normals, cand):
+    """Put ball i to sleep if its fixed contacts hold it against gravity."""
+    if not _held(normals, fixed_contacts(B, W, G, i, normals, cand), gx, gy):
+        return False
+    fall_asleep(B, i)
     return True
+
+
+@kernel
+def collapse(B, W, G, i, slow, normals, cand):
+    """Ball i is caught in an inelastic collapse (COLLAPSE_CONTACTS contacts,
+    each within TC_TIME of the one before): it stops where it is - asleep if it
+    is slow and touches something fixed (the pile below it holds it), else
+    frozen for the rest of the step. Returns True if it fell asleep."""
+    if slow and fixed_contacts(B, W, G, i, normals, cand) > 0:
+        fall_asleep(B, i)
+        return True
+    B[7][i] = FROZEN
+    B[8][i] += 1
+    return False
 
 
 @kernel
@@ -787,7 +835,7 @@ def resolve_wall(B, W, G, i, code, t, params, tlast, normals, cand):
         cr = -1.0  # a box side is an infinite line: a ball slides along it without end
     vn = vel[i, 0] * nx + vel[i, 1] * ny
     if vn < 0.0:
-        e = contact_restitution(rest[i], we[w], params, -vn, t - tlast[i])
+        e = contact_restitution(rest[i], we[w], params, -vn, INF)  # no collapse against a wall alone
         J = normal_impulse(vn, 0.0, 1.0, e)  # the wall is infinitely heavy
         vel[i, 0] += J * nx
         vel[i, 1] += J * ny
@@ -819,7 +867,10 @@ def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand, st
     fixed_a = is_fixed(mode[a])
     fixed_b = is_fixed(mode[b])
     if vn < 0.0:
-        e = contact_restitution(rest[a], rest[b], params, -vn, t - max(tlast[a], tlast[b]))
+        # the TC model is for collapse among moving balls; against a fixed
+        # one, bounces lose speed by e each time until rest_speed stops them
+        since = INF if fixed_a or fixed_b else t - max(tlast[a], tlast[b])
+        e = contact_restitution(rest[a], rest[b], params, -vn, since)
         inv_a = 0.0 if fixed_a else inv_mass[a]
         inv_b = 0.0 if fixed_b else inv_mass[b]
         J = normal_impulse(vn, inv_a, inv_b, e)
@@ -833,12 +884,12 @@ def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand, st
     tlast[b] = t
     R = radius[a] + radius[b]
     if not fixed_a:
-        after_contact(B, W, G, a, fixed_b, -nx, -ny, SUP_BALL, b, pos[b, 0], pos[b, 1], R,
+        after_contact(B, W, G, a, lasting(mode[b]), -nx, -ny, SUP_BALL, b, pos[b, 0], pos[b, 1], R,
                       gx, gy, rest_speed, normals, cand)
         todo[ntodo] = a
         ntodo += 1
     if not fixed_b:
-        after_contact(B, W, G, b, fixed_a, nx, ny, SUP_BALL, a, pos[a, 0], pos[a, 1], R,
+        after_contact(B, W, G, b, lasting(mode[a]), nx, ny, SUP_BALL, a, pos[a, 0], pos[a, 1], R,
                       gx, gy, rest_speed, normals, cand)
         todo[ntodo] = b
         ntodo += 1
@@ -976,6 +1027,7 @@ def run_events(B, W, params, dt, stats, ball_events, budget):
          np.empty((16, 2), dtype=np.float64),  # contact normals (try_sleep)
          np.empty(max(n, 1), dtype=np.int64),  # wake's stack
          np.full(n, -INF),  # time of each ball's last contact (the TC model)
+         np.zeros(n, dtype=np.int64),  # each ball's rapid contacts (collapse)
          np.zeros(3, dtype=np.int64),  # where to resume: to predict, predicted, first pass
          np.zeros(1, dtype=np.float64))  # ... and at what time
     while not event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget):
@@ -990,8 +1042,9 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget):
     the queue or the grid is about to fill it returns False, and the caller
     makes room and calls again; it resumes where it stopped (S[5], S[6]).
     Returns True when done."""
-    cand, todo, normals, stack, tlast, resume, resume_t = S
-    mode, count = B[7], B[8]
+    cand, todo, normals, stack, tlast, rapid, resume, resume_t = S
+    mode, count, vel = B[7], B[8], B[1]
+    rest_speed = max(params[P_REST_SPEED], V_EPS)
     n = len(B[4])
     nwalls = len(W[0])
     gx, gy = params[P_GX], params[P_GY]
@@ -1033,14 +1086,25 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget):
             stats[S_FROZEN] += 1
             todo[0] = over
             ntodo = 1
-        elif kind == EV_WALL:
-            resolve_wall(B, W, G, a, b, t, params, tlast, normals, cand)
-            stats[S_WALL] += 1
-            todo[0] = a
-            ntodo = 1
-        elif kind == EV_BALL:
-            ntodo = resolve_pair(B, W, G, a, b, t, params, tlast, todo, 0, normals, cand, stack)
-            stats[S_BALL] += 1
+        elif kind == EV_WALL or kind == EV_BALL:
+            rapid_a = t - tlast[a] < TC_TIME
+            rapid_b = kind == EV_BALL and t - tlast[b] < TC_TIME
+            if kind == EV_WALL:
+                resolve_wall(B, W, G, a, b, t, params, tlast, normals, cand)
+                stats[S_WALL] += 1
+                todo[0] = a
+                ntodo = 1
+            else:
+                ntodo = resolve_pair(B, W, G, a, b, t, params, tlast, todo, 0, normals, cand, stack)
+                stats[S_BALL] += 1
+            for x in (a, b):
+                if not (rapid_a if x == a else rapid_b):
+                    continue
+                rapid[x] += 1
+                if rapid[x] >= COLLAPSE_CONTACTS and not is_fixed(mode[x]):
+                    slow = vel[x, 0] * vel[x, 0] + vel[x, 1] * vel[x, 1] < rest_speed * rest_speed
+                    if not collapse(B, W, G, x, slow, normals, cand):
+                        stats[S_FROZEN] += 1
         else:
             sync(B, a, t)
             set_free(B, a, gx, gy)

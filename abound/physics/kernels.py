@@ -42,8 +42,10 @@ def line_toi(gap, vn, an, touch, h, allow_now):
     if allow_now and gap <= touch:
         if vn < -V_EPS:
             return 0.0, False
-        if vn <= V_EPS and an < 0.0:
-            return 0.0, True
+        if an < 0.0 and (vn <= V_EPS or vn * vn <= -2.0 * an * touch):
+            return 0.0, True  # resting: see pair_toi
+        # inside the line now and moving out: a contact if it comes back (not deeper)
+        gap = max(gap, 0.0)
     n, r0, r1 = quadratic_roots(0.5 * an, vn, gap)
     if n > 0 and 0.0 <= r0 <= h and vn + an * r0 < 0.0:
         return r0, False
@@ -67,20 +69,27 @@ def pair_toi(dx, dy, dvx, dvy, dax, day, R, touch, h, method):
     dist = math.sqrt(dx * dx + dy * dy)
     if dist == 0.0:
         return INF, False  # coincident centres: settle_overlaps separates them
+    if dist < R:
+        # Already overlapping (by round-off, or pushed by a fallback): the
+        # contact is at the present distance, so that a pair moving apart now
+        # but pulled back later is stopped there instead of sinking deeper.
+        R = dist
     gap = dist - R
     vn = (dx * dvx + dy * dvy) / dist  # rate of change of the distance
     linear = dax == 0.0 and day == 0.0
     if gap <= touch:
         if vn < -V_EPS:
             return 0.0, False
-        if vn <= V_EPS:
-            # second derivative of the distance: pressing if negative
-            v2 = dvx * dvx + dvy * dvy
-            an = (dx * dax + dy * day) / dist + (v2 - vn * vn) / dist
-            if an < 0.0 and not linear:
-                return 0.0, True
         if linear:
             return INF, False  # touching and not approaching on a straight line: never
+        # second derivative of the distance: pressing if negative. Pressed
+        # together and parting too slowly to open a gap of touch before they
+        # meet again (vn^2 / 2|an| <= touch): a resting contact, now. (Solving
+        # for the return would be solving round-off.)
+        v2 = dvx * dvx + dvy * dvy
+        an = (dx * dax + dy * day) / dist + (v2 - vn * vn) / dist
+        if an < 0.0 and (vn <= V_EPS or vn * vn <= -2.0 * an * touch):
+            return 0.0, True
     speed = math.sqrt(dvx * dvx + dvy * dvy)
     accel = math.sqrt(dax * dax + day * day)
     if gap > speed * h + 0.5 * accel * h * h:
