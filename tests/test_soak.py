@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from abound import Simulation
-from abound.physics.world import ASLEEP, BOX_WALLS, FREE, FROZEN, PINNED, SLIDING
+from abound.physics.world import ASLEEP, FREE, FROZEN, PINNED, SLIDING
 
 pyglet = pytest.importorskip("pyglet")
 from abound.cli.saver import SaverApp  # noqa: E402

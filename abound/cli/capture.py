@@ -92,7 +92,7 @@ def _ffmpeg_writer(path, size, fps):
 
 
 def run(args):
-    from abound.capture import as_simulation, FrameCapture
+    from abound.capture import FrameCapture
     from abound.render.style import RenderError
     if not (args.out or args.gif or args.mp4):
         print("abound: error: say where the frames go: --out DIR, --gif FILE and/or --mp4 FILE", file=sys.stderr)
