@@ -6,7 +6,9 @@
 
 Frame 0 shows the scene as built (time 0); frame k shows it after
 ``k * every`` physics steps of the scene's fixed ``dt`` (the same steps the
-demo window takes), so frame k is at time ``k * every * dt``. The scene's box
+demo window takes), so frame k is at time ``k * every * dt``.
+:func:`render_replay` renders a run recorded with ``abound demo --record``:
+frame k is the state the demo drew in its k-th frame. The scene's box
 is scaled to fit the frame (aspect kept, centred); a frame of the box's own
 size is drawn 1:1. The same scene and seed give bit-identical frames.
 
@@ -100,3 +102,32 @@ def capture_frame(sim, size=None, style=None):
     size = size or (int(round(sim.width)), int(round(sim.height)))
     with FrameCapture(size, style) as cap:
         return cap.frame(sim)
+
+
+def render_replay(log, size=None, frames=None):
+    """Yield the frames of a recorded demo run: frame k is the state after its k-th drawn frame.
+
+    log: a path or a checked :class:`abound.replay.ReplayLog`. size: frame
+    size (default: the recorded window's). frames: at most that many.
+    Rendered like the demo window draws them, so at the window's size the
+    frames are bit-identical to the demo's; a bad log raises
+    :class:`abound.replay.ReplayError` (one line) before anything is drawn.
+    """
+    from abound.render.style import RenderStyle
+    from abound.replay import Replayer, read_replay
+    if not hasattr(log, "header"):
+        log = read_replay(log)
+    replayer = Replayer(log)
+    control = replayer.control
+    cap = FrameCapture(size or log.window, RenderStyle.from_scene(control.sim.scene))
+    epoch = control.epoch
+    try:
+        k = 0
+        while (frames is None or k < frames) and replayer.next_frame():
+            if control.epoch != epoch:  # reset or resize: the trails start afresh, as in the demo
+                cap.renderer.reset_trails()
+                epoch = control.epoch
+            yield cap.frame(control.sim)
+            k += 1
+    finally:
+        cap.close()

@@ -142,7 +142,7 @@ def test_demo_command_runs_frames_headless(tmp_path):
     scene = tmp_path / "one.toml"
     scene.write_text('[world]\nwidth = 200\nheight = 150\n[[balls]]\nx = 100.0\ny = 100.0\nradius = 10.0\n'
                      '[render]\nhud = true\n')
-    assert main(["demo", str(scene), "--frames", "3", "--headless", "--record", str(tmp_path / "r.gif")]) == 0
+    assert main(["demo", str(scene), "--frames", "3", "--headless", "--video", str(tmp_path / "r.gif")]) == 0
     assert Image.open(tmp_path / "r.gif").n_frames == 3
 
 

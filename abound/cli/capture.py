@@ -1,7 +1,8 @@
 """``abound capture [SCENE] --frames N --out DIR``: render a scene headlessly to PNGs, a GIF or an MP4.
 
 Frame k is the scene after ``k * every`` steps of its fixed dt (frame 0: as
-built). PNGs are written by worker threads, off the render loop. No display
+built). With ``--replay FILE`` (a log of ``abound demo --record``) frame k is
+the state the demo drew in its k-th frame, at the recorded window's size. PNGs are written by worker threads, off the render loop. No display
 is needed (EGL, else Xvfb); see :mod:`abound.capture`.
 """
 import os
@@ -39,12 +40,16 @@ def _count(lo):
 def add_arguments(parser):
     parser.add_argument("scene", nargs="?", metavar="SCENE",
                         help="scene file or shipped scene name (default: the embedded default scene)")
-    parser.add_argument("--frames", type=_count(1), default=60, metavar="N", help="frames to write (default 60)")
+    parser.add_argument("--replay", metavar="FILE",
+                        help="render a run recorded with 'abound demo --record FILE' instead of a scene")
+    parser.add_argument("--frames", type=_count(1), metavar="N",
+                        help="frames to write (default 60; with --replay, every recorded frame)")
     parser.add_argument("--out", metavar="DIR", help="directory for the numbered PNGs frame_00000.png, ...")
     parser.add_argument("--every", type=_count(1), default=1, metavar="K",
                         help="physics steps between written frames (default 1)")
-    parser.add_argument("--size", type=_size, default=(640, 480), metavar="WxH",
-                        help="frame size in pixels (default 640x480; the box is scaled to fit)")
+    parser.add_argument("--size", type=_size, metavar="WxH",
+                        help="frame size in pixels (default 640x480, with --replay the recorded window's; "
+                             "the box is scaled to fit)")
     parser.add_argument("--seed", type=_count(0), metavar="S", help="override the scene's seeds")
     parser.add_argument("--balls", type=_count(1), metavar="N", help="total number of random ([[spawn]]) balls")
     parser.add_argument("--gif", metavar="FILE", help="also write an animated GIF (Pillow)")
@@ -87,7 +92,7 @@ def _ffmpeg_writer(path, size, fps):
 
 
 def run(args):
-    from abound.capture import as_simulation, FrameCapture
+    from abound.capture import FrameCapture
     from abound.render.style import RenderError
     if not (args.out or args.gif or args.mp4):
         print("abound: error: say where the frames go: --out DIR, --gif FILE and/or --mp4 FILE", file=sys.stderr)
@@ -96,28 +101,83 @@ def run(args):
         print("abound: error: --mp4 needs ffmpeg on the PATH (Debian/Ubuntu: apt-get install ffmpeg); "
               "use --out or --gif without it", file=sys.stderr)
         return 2
+    if args.replay:
+        return _run_replay(args)
     from abound import Simulation
     sim = Simulation.from_config(args.scene, seed=args.seed, balls=args.balls)
-    out = Path(args.out) if args.out else None
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
+    args.frames = args.frames or 60
+    args.size = args.size or (640, 480)
     fps = 1.0 / (sim.dt * args.every)
     try:
         cap = FrameCapture(args.size)
     except RenderError as exc:
         print(f"abound: error: {exc}", file=sys.stderr)
         return 2
+
+    def frames():
+        for k in range(args.frames):
+            if k:
+                for _ in range(args.every):
+                    sim.step()
+            yield cap.frame(sim)
+
+    try:
+        status = _write(frames(), args, fps)
+    finally:
+        cap.close()
+    if status == 0:
+        print(f"captured {args.frames} frames of {args.size[0]}x{args.size[1]} "
+              f"({len(sim)} balls, {args.every} step(s) of {sim.dt:g} s each): {_wrote(args)}")
+    return status
+
+
+def _run_replay(args):
+    """``--replay FILE``: the frames of a recorded demo run."""
+    from abound.capture import render_replay
+    from abound.render.style import RenderError
+    from abound.replay import ReplayError, read_replay
+    given = [opt for opt, v in (("SCENE", args.scene), ("--seed", args.seed), ("--balls", args.balls),
+                                ("--every", args.every != 1)) if v]
+    if given:
+        print(f"abound: error: --replay takes the scene and timing from the log; drop {', '.join(given)}",
+              file=sys.stderr)
+        return 2
+    try:
+        log = read_replay(args.replay)
+        args.size = args.size or log.window
+        args.frames = min(args.frames or log.frames, log.frames)
+        if not args.frames:
+            print(f"abound: error: {args.replay}: the recording has no frames", file=sys.stderr)
+            return 2
+        status = _write(render_replay(log, args.size, args.frames), args, 60.0)
+    except (ReplayError, RenderError) as exc:
+        print(f"abound: error: {exc}", file=sys.stderr)
+        return 2
+    if status == 0:
+        print(f"captured {args.frames} frames of {args.size[0]}x{args.size[1]} "
+              f"from the replay {args.replay}: {_wrote(args)}")
+    return status
+
+
+def _wrote(args):
+    wrote = [f"{args.frames} PNGs in {args.out}"] if args.out else []
+    wrote += [f"GIF {args.gif}"] if args.gif else []
+    wrote += [f"MP4 {args.mp4}"] if args.mp4 else []
+    return ", ".join(wrote)
+
+
+def _write(frames, args, fps):
+    """Write the frames (an iterator of RGBA arrays) to --out, --gif and --mp4; returns the exit status."""
+    out = Path(args.out) if args.out else None
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
     gif_frames = [] if args.gif else None
     video = _ffmpeg_writer(args.mp4, args.size, fps) if args.mp4 else None
     progress = _Progress(args.frames)
     pool = ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1)))
     pending = []
     try:
-        for k in range(args.frames):
-            if k:
-                for _ in range(args.every):
-                    sim.step()
-            frame = cap.frame(sim)
+        for k, frame in enumerate(frames):
             if out is not None:
                 pending.append(pool.submit(_save_png, frame, out / f"frame_{k:05d}.png"))
                 if len(pending) > 16:  # bound the memory held by queued frames
@@ -132,7 +192,6 @@ def run(args):
     finally:
         progress.close()
         pool.shutdown(wait=True)
-        cap.close()
         if video is not None:
             video.stdin.close()
             video.wait()
@@ -144,9 +203,4 @@ def run(args):
     if video is not None and video.returncode != 0:
         print(f"abound: error: ffmpeg failed writing {args.mp4} (status {video.returncode})", file=sys.stderr)
         return 2
-    wrote = [f"{args.frames} PNGs in {out}"] if out else []
-    wrote += [f"GIF {args.gif}"] if args.gif else []
-    wrote += [f"MP4 {args.mp4}"] if args.mp4 else []
-    print(f"captured {args.frames} frames of {args.size[0]}x{args.size[1]} "
-          f"({len(sim)} balls, {args.every} step(s) of {sim.dt:g} s each): {', '.join(wrote)}")
     return 0

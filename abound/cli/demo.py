@@ -4,8 +4,12 @@ The physics takes fixed steps of the scene's dt, decoupled from the drawing
 rate: each frame runs as many steps as the elapsed time calls for, at most
 ``MAX_STEPS_PER_FRAME`` (a slow machine slows the simulation down instead of
 spiralling). The box is the window: resizing the window moves the walls
-(``sim.resize``). :class:`DemoApp` holds everything; tests build one headless
-and call its handlers directly.
+(``sim.resize``). :class:`DemoApp` holds the window and turns keys and mouse
+gestures into actions on an :class:`abound.control.Controller`, the one place
+inputs change the simulation; tests build one headless and call its handlers
+directly. ``--record FILE`` writes those actions to a replay log
+(:mod:`abound.replay`); ``abound replay`` runs the same window driven by a
+log instead of the user.
 
 Controls: Space pause, Right arrow single step (while paused), R reset,
 Left/Right tilt gravity by 15 degrees, Up/Down make it stronger/weaker,
@@ -14,20 +18,15 @@ add / remove a ball, left-drag fling a new ball, right-click pin / unpin the
 ball under the cursor, H heads-up display, F fullscreen, S save a PNG
 screenshot, Esc or Q quit.
 """
-import math
 import sys
 import time
 
 import numpy as np
 
+from abound.control import BACKENDS, GRAVITY_FACTOR, TILT_DEGREES, Controller
+
 MAX_STEPS_PER_FRAME = 4
 FLING_GAIN = 4.0       # velocity (px/s) per pixel of drag
-FLING_RADIUS = 12.0    # px, radius of a flung ball
-ADD_RADIUS = (6.0, 14.0)
-TILT_DEGREES = 15.0
-GRAVITY_FACTOR = 1.25
-BACKENDS = ("fast", "reference")
-BALL_TOI = ("analytic", "bisection")
 
 
 def _size(text):
@@ -63,25 +62,11 @@ def add_arguments(parser):
     parser.add_argument("--backend", choices=("auto",) + BACKENDS, help="physics backend (default: the scene's)")
     parser.add_argument("--seed", type=_count(0), metavar="S", help="override the scene's seeds")
     parser.add_argument("--record", metavar="FILE",
+                        help="record the run (scene, seed and your inputs) to a replay log for 'abound replay'")
+    parser.add_argument("--video", metavar="FILE",
                         help="record the window's frames to a video (.mp4, needs ffmpeg) or a .gif")
     parser.add_argument("--headless", action="store_true",
                         help="draw offscreen (EGL) with no display, e.g. with --frames for a smoke test")
-
-
-def _clone(sim):
-    """A fresh Simulation with ``sim``'s settings, balls and walls (for reset without a scene)."""
-    from abound import Simulation
-    s = Simulation(sim.width, sim.height, gravity=sim.gravity, backend=sim.backend, ball_toi=sim.ball_toi,
-                   wall_restitution=sim.wall_restitution, restitution_mix=sim.restitution_mix,
-                   rest_speed=sim.rest_speed, dt=sim.dt, density=sim.density)
-    for (x0, y0, x1, y1), e in zip(sim.walls, sim.wall_restitutions):
-        s.add_wall(x0, y0, x1, y1, restitution=e)
-    if len(sim):
-        s.add_balls(sim.positions.copy(), sim.velocities.copy(), radius=sim.radii.copy(),
-                    mass=sim.masses.copy(), restitution=sim.restitutions.copy(), pinned=sim.pinned,
-                    color=[tuple(c) for c in sim.colors])
-    s.scene = sim.scene
-    return s
 
 
 class DemoApp:
@@ -89,14 +74,31 @@ class DemoApp:
 
     sim: the Simulation to run (its state at construction is what R resets
     to). size: window size (default: the box). headless: draw with EGL and no
-    display. frames: quit after that many drawn frames.
+    display. frames: quit after that many drawn frames. record: path of a
+    replay log to write (source: the command-line overrides to note in it).
+    video: path of a .gif or .mp4 of the drawn frames. replay: an
+    :class:`abound.replay.Replayer` to show instead of taking the user's
+    inputs (its controller's simulation is shown; sim is then ignored; keys
+    only quit).
     """
 
-    def __init__(self, sim, size=None, *, headless=None, visible=True, vsync=True, frames=None,
-                 record=None, screenshot_dir="."):
+    def __init__(self, sim=None, size=None, *, headless=None, visible=True, vsync=True, frames=None,
+                 record=None, source=None, video=None, replay=None, screenshot_dir="."):
         from abound.render.context import make_window
         from abound.render.style import RenderStyle
+        self.replay = replay
+        self.headless = bool(headless)
+        self.control = replay.control if replay is not None else Controller(sim)
+        sim = self.control.sim
+        if replay is not None:
+            size = replay.log.window
         w, h = size or (int(round(sim.width)), int(round(sim.height)))
+        if video and video.lower().endswith(".mp4"):
+            import shutil
+            if shutil.which("ffmpeg") is None:
+                from abound.render.style import RenderError
+                raise RenderError("--video to .mp4 needs ffmpeg on the PATH (apt-get install ffmpeg); "
+                                  "use a .gif file name instead")
         self.window = make_window(w, h, visible=visible, resizable=True, vsync=vsync,
                                   caption="abound", headless=headless)
         import pyglet
@@ -104,9 +106,6 @@ class DemoApp:
         self.pyglet = pyglet
         self.style = RenderStyle.from_scene(sim.scene)
         self.renderer = Renderer(self.style)
-        self.template = _clone(sim)
-        self.sim = sim
-        self.paused = False
         self.show_hud = self.style.hud
         self.max_frames = frames
         self.closing = False
@@ -116,32 +115,44 @@ class DemoApp:
         self.accumulator = 0.0
         self.drag = None  # (x0, y0, x, y) window pixels while left-dragging
         self.stats = {"fps": 0.0, "physics_ms": 0.0, "render_ms": 0.0, "contacts": 0}
-        self._contacts_acc = 0
         self._fps_frames, self._fps_t0 = 0, time.perf_counter()
-        self._energy0 = sim.energy()
+        self._epoch = self.control.epoch  # the controller's epoch the trails belong to
         self._hud = pyglet.text.Label("", x=8, y=h - 8, anchor_y="top", multiline=True, width=520,
                                       font_size=11, color=(235, 235, 235, 255))
         self._hud_bg = None
-        self._rng = np.random.default_rng(12345)
-        self._recorder = None
+        self._video = None  # the ffmpeg process writing an .mp4
         self._target = None  # the Offscreen framebuffer frames are drawn into
-        self._record_path = record
-        self._record_frames = []
-        if record and record.lower().endswith(".mp4"):
-            import shutil
-            if shutil.which("ffmpeg") is None:
-                from abound.render.style import RenderError
-                raise RenderError("--record to .mp4 needs ffmpeg on the PATH (apt-get install ffmpeg); "
-                                  "use a .gif file name instead")
+        self._video_path = video
+        self._video_frames = []
+        self.recorder = None
+        if record:
+            from abound.replay import ReplayWriter
+            try:
+                self.recorder = self.control.recorder = ReplayWriter(record, sim, (w, h), source)
+            except BaseException:
+                self.window.close()
+                raise
         self.window.push_handlers(self)
-        fw, fh = self.window.get_framebuffer_size()
-        if (fw, fh) != (w, h) or (w, h) != (sim.width, sim.height):
-            self.on_resize(w, h)
+        if replay is None:
+            self.on_resize(w, h)  # the box is the window (a replay log holds this resize already)
+
+    @property
+    def sim(self):
+        """The Simulation shown (the controller's; the saver swaps in new ones)."""
+        return self.control.sim
+
+    @sim.setter
+    def sim(self, sim):
+        self.control.sim = sim
+
+    @property
+    def paused(self):
+        return self.control.paused
 
     # -- simulation clock --------------------------------------------------------------
     def tick(self, elapsed):
         """Advance the physics by ``elapsed`` seconds of real time in fixed steps (capped)."""
-        if self.paused:
+        if self.paused or self.replay is not None:
             return 0
         dt = self.sim.dt
         self.accumulator += elapsed
@@ -158,15 +169,9 @@ class DemoApp:
         if steps <= 0:
             return
         t0 = time.perf_counter()
-        contacts = 0
-        for _ in range(steps):
-            contacts += self.sim.step().contacts
+        self.control.advance(steps)
         self.stats["physics_ms"] = (time.perf_counter() - t0) * 1000.0
-        self.stats["contacts"] = contacts
-
-    def energy_changed(self):
-        """The energy baseline of the HUD's drift restarts (gravity, balls added...)."""
-        self._energy0 = self.sim.energy()
+        self.stats["contacts"] = self.control.contacts
 
     # -- drawing -----------------------------------------------------------------------
     def draw(self):
@@ -191,6 +196,9 @@ class DemoApp:
         """
         from pyglet import gl
         from abound.render.renderer import Offscreen
+        if self._epoch != self.control.epoch:  # reset or resize: the trails start afresh
+            self.renderer.reset_trails()
+            self._epoch = self.control.epoch
         if self._target is None or (self._target.width, self._target.height) != (fw, fh):
             if self._target is not None:
                 self._target.delete()
@@ -203,13 +211,19 @@ class DemoApp:
 
     def hud_text(self):
         s, sim = self.stats, self.sim
-        e = sim.energy()
-        drift = (e - self._energy0) / abs(self._energy0) if self._energy0 else 0.0
+        e, e0 = sim.energy(), self.control.energy0
+        drift = (e - e0) / abs(e0) if e0 else 0.0
         g = sim.gravity
         return (f"fps {s['fps']:.0f}   physics {s['physics_ms']:.2f} ms   render {s['render_ms']:.2f} ms\n"
                 f"balls {len(sim)}   contacts/frame {s['contacts']}   energy drift {drift:+.2e}\n"
                 f"backend {sim.backend}   ball TOI {sim.ball_toi}   gravity ({g[0]:.0f}, {g[1]:.0f})"
-                f"{'   PAUSED' if self.paused else ''}")
+                f"{'   PAUSED' if self.paused else ''}{self._replay_note()}")
+
+    def _replay_note(self):
+        if self.replay is None:
+            return ""
+        r = self.replay
+        return f"\nreplay frame {r.frames}/{r.log.frames}{'   (ended)' if r.done else ''}"
 
     def _draw_hud(self):
         self._hud.text = self.hud_text()
@@ -218,15 +232,25 @@ class DemoApp:
 
     def on_draw(self):
         self.window.switch_to()
+        if self.replay is not None:
+            t0 = time.perf_counter()
+            if self.replay.next_frame():
+                self.stats["physics_ms"] = (time.perf_counter() - t0) * 1000.0
+                self.stats["contacts"] = self.control.contacts
+            elif self.headless and not self.closing:
+                self.quit()  # nobody is watching: stop at the end of the log
+                return True
         self.draw()
+        if self.recorder is not None:
+            self.recorder.frame(self.control.steps)
         self.frames += 1
         self._fps_frames += 1
         now = time.perf_counter()
         if now - self._fps_t0 >= 0.5:
             self.stats["fps"] = self._fps_frames / (now - self._fps_t0)
             self._fps_frames, self._fps_t0 = 0, now
-        if self._record_path:
-            self._record(self.read_frame())
+        if self._video_path:
+            self._record_video(self.read_frame())
         if self.max_frames is not None and self.frames >= self.max_frames and not self.closing:
             self.quit()
         return True
@@ -250,37 +274,39 @@ class DemoApp:
         print(f"saved {path}", file=sys.stderr)
         return path
 
-    def _record(self, frame):
-        path = self._record_path
+    def _record_video(self, frame):
+        path = self._video_path
         if path.lower().endswith(".mp4"):
-            if self._recorder is None:
+            if self._video is None:
                 from abound.cli.capture import _ffmpeg_writer
-                self._recorder = (_ffmpeg_writer(path, (frame.shape[1], frame.shape[0]), 60.0), frame.shape)
-            proc, shape = self._recorder
+                self._video = (_ffmpeg_writer(path, (frame.shape[1], frame.shape[0]), 60.0), frame.shape)
+            proc, shape = self._video
             if frame.shape == shape:  # a resized window: keep the first size
                 proc.stdin.write(frame.tobytes())
         else:
-            self._record_frames.append(frame[..., :3].copy())
+            self._video_frames.append(frame[..., :3].copy())
 
     def _finish_recording(self):
-        if self._recorder is not None:
-            proc = self._recorder[0]
+        if self.recorder is not None:
+            self.recorder.close(self.sim, self.control.steps)
+            self.recorder = None
+        if self._video is not None:
+            proc = self._video[0]
             proc.stdin.close()
             proc.wait()
-            self._recorder = None
-        elif self._record_frames:
+            self._video = None
+        elif self._video_frames:
             from PIL import Image
-            shape = self._record_frames[0].shape
-            imgs = [Image.fromarray(f) for f in self._record_frames if f.shape == shape]
-            imgs[0].save(self._record_path, save_all=True, append_images=imgs[1:], loop=0, duration=20)
-            self._record_frames = []
+            shape = self._video_frames[0].shape
+            imgs = [Image.fromarray(f) for f in self._video_frames if f.shape == shape]
+            imgs[0].save(self._video_path, save_all=True, append_images=imgs[1:], loop=0, duration=20)
+            self._video_frames = []
 
     # -- window events -----------------------------------------------------------------
     def on_resize(self, width, height):
-        """The box follows the window (in world pixels, 1:1)."""
-        if width > 0 and height > 0:
-            self.sim.resize(float(width), float(height))
-            self.renderer.reset_trails()
+        """The box follows the window (in world pixels, 1:1); a replay's box follows its log."""
+        if width > 0 and height > 0 and self.replay is None:
+            self.control.resize(width, height)
         # let pyglet's default handler set its viewport and projection too
 
     def world_point(self, x, y):
@@ -295,68 +321,54 @@ class DemoApp:
 
     def on_key_press(self, symbol, modifiers):
         k = self.pyglet.window.key
-        sim = self.sim
+        control = self.control
         if symbol in (k.ESCAPE, k.Q):
             self.quit()
-        elif symbol == k.SPACE:
-            self.paused = not self.paused
-            self.accumulator = 0.0
-        elif symbol == k.RIGHT and self.paused:
-            self._run_steps(1)
-        elif symbol in (k.LEFT, k.RIGHT):
-            self.set_gravity(_rotate(sim.gravity, TILT_DEGREES * (1 if symbol == k.LEFT else -1)))
-        elif symbol == k.UP:
-            self.set_gravity(sim.gravity * GRAVITY_FACTOR)
-        elif symbol == k.DOWN:
-            self.set_gravity(sim.gravity / GRAVITY_FACTOR)
-        elif symbol == k.G:
-            self.set_gravity(-sim.gravity)
-        elif symbol == k.R:
-            self.reset()
-        elif symbol == k.B:
-            i = BACKENDS.index(sim.backend) if sim.backend in BACKENDS else -1
-            sim.backend = BACKENDS[(i + 1) % len(BACKENDS)]
-        elif symbol == k.T:
-            sim.ball_toi = BALL_TOI[(BALL_TOI.index(sim.ball_toi) + 1) % len(BALL_TOI)]
-        elif symbol in (k.PLUS, k.EQUAL, k.NUM_ADD):
-            self.add_random_ball()
-        elif symbol in (k.MINUS, k.UNDERSCORE, k.NUM_SUBTRACT):
-            if len(sim):
-                sim.remove_ball(len(sim) - 1)
-                self.energy_changed()
         elif symbol == k.H:
             self.show_hud = not self.show_hud
         elif symbol == k.F:
             self.window.set_fullscreen(not self.window.fullscreen)
         elif symbol == k.S:
             self.screenshot()
+        elif self.replay is not None:  # a replay takes no inputs but these
+            return False
+        elif symbol == k.SPACE:
+            control.toggle_pause()
+            self.accumulator = 0.0
+        elif symbol == k.RIGHT and self.paused:
+            t0 = time.perf_counter()
+            control.single_step()
+            self.stats["physics_ms"] = (time.perf_counter() - t0) * 1000.0
+        elif symbol in (k.LEFT, k.RIGHT):
+            control.tilt(TILT_DEGREES * (1 if symbol == k.LEFT else -1))
+        elif symbol == k.UP:
+            control.scale_gravity(GRAVITY_FACTOR)
+        elif symbol == k.DOWN:
+            control.scale_gravity(1.0 / GRAVITY_FACTOR)
+        elif symbol == k.G:
+            control.flip_gravity()
+        elif symbol == k.R:
+            self.reset()
+        elif symbol == k.B:
+            control.cycle_backend()
+        elif symbol == k.T:
+            control.cycle_ball_toi()
+        elif symbol in (k.PLUS, k.EQUAL, k.NUM_ADD):
+            control.add_random_ball()
+        elif symbol in (k.MINUS, k.UNDERSCORE, k.NUM_SUBTRACT):
+            control.remove_last_ball()
         else:
             return False
         return True
 
-    def set_gravity(self, g):
-        self.sim.gravity = g
-        self.energy_changed()
-
     def reset(self):
         """Back to the state the demo started with (the box stays the window's size)."""
-        self.sim = _clone(self.template)
-        self.sim.resize(float(self.window.width), float(self.window.height))
+        self.control.reset()
         self.accumulator = 0.0
-        self.renderer.reset_trails()
-        self.energy_changed()
-
-    def add_random_ball(self):
-        sim = self.sim
-        r = float(self._rng.uniform(*ADD_RADIUS))
-        x = float(self._rng.uniform(r, max(r, sim.width - r)))
-        y = float(max(r, sim.height - 2 * r))
-        v = self._rng.uniform(-200, 200, 2)
-        i = sim.add_ball(x, y, vx=v[0], vy=v[1], radius=r)
-        self.energy_changed()
-        return i
 
     def on_mouse_press(self, x, y, button, modifiers):
+        if self.replay is not None:
+            return False
         mouse = self.pyglet.window.mouse
         if button == mouse.LEFT:
             self.drag = (x, y, x, y)
@@ -381,13 +393,7 @@ class DemoApp:
         p0 = np.array(self.world_point(x0, y0))
         p1 = np.array(self.world_point(x1, y1))
         v = FLING_GAIN * (p1 - p0)
-        sim = self.sim
-        r = FLING_RADIUS
-        x = min(max(p0[0], r), sim.width - r)
-        y = min(max(p0[1], r), sim.height - r)
-        i = sim.add_ball(x, y, vx=v[0], vy=v[1], radius=r)
-        self.energy_changed()
-        return i
+        return self.control.fling(p0[0], p0[1], v[0], v[1])
 
     def ball_at(self, x, y):
         """Index of the ball under window point (x, y), the nearest centre if several; else None."""
@@ -404,8 +410,7 @@ class DemoApp:
     def toggle_pin_at(self, x, y):
         i = self.ball_at(x, y)
         if i is not None:
-            self.sim.set_pinned(i, not bool(self.sim.pinned[i]))
-            self.energy_changed()
+            self.control.toggle_pin(i)
         return i
 
     def on_close(self):
@@ -446,19 +451,15 @@ def _transform(sim, fw, fh):
     return fit_transform(sim.width, sim.height, fw, fh)
 
 
-def _rotate(g, degrees):
-    a = math.radians(degrees)
-    c, s = math.cos(a), math.sin(a)
-    return np.array([c * g[0] - s * g[1], s * g[0] + c * g[1]])
-
-
 def run(args):
     from abound import Simulation
     from abound.render.style import RenderError
     sim = Simulation.from_config(args.scene, seed=args.seed, backend=args.backend, balls=args.balls)
     headless = True if args.headless else None
+    source = {"scene": args.scene, "seed": args.seed, "balls": args.balls, "backend": args.backend}
     try:
-        app = DemoApp(sim, size=args.size, headless=headless, frames=args.frames, record=args.record)
+        app = DemoApp(sim, size=args.size, headless=headless, frames=args.frames, record=args.record,
+                      source=source, video=args.video)
     except RenderError as exc:
         print(f"abound: error: {exc}", file=sys.stderr)
         return 2

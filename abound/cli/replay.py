@@ -1,0 +1,58 @@
+"""``abound replay FILE``: show a run recorded with ``abound demo --record FILE`` again.
+
+The demo window, driven by the log instead of the user: the same scene and
+settings, every recorded input applied at the physics step it was made, and
+each drawn frame after the same number of steps as in the recording, so the
+run is reproduced bit for bit on the same machine. Keys only quit (Esc, Q),
+toggle the HUD (H), go fullscreen (F) or save a screenshot (S). At the end of
+the log the last frame stays up (with ``--headless`` the command ends); a
+final state that differs from the recorded one is reported.
+"""
+import sys
+
+
+def _count(text):
+    import argparse
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, not {v}")
+    return v
+
+
+_count.__name__ = "int"
+
+
+def add_arguments(parser):
+    parser.add_argument("file", metavar="FILE", help="a replay log written by 'abound demo --record FILE'")
+    parser.add_argument("--frames", type=_count, metavar="N", help="quit after N frames")
+    parser.add_argument("--headless", action="store_true",
+                        help="draw offscreen (EGL) with no display; ends with the log")
+
+
+def run(args):
+    from abound.replay import Replayer, ReplayError, read_replay
+    from abound.render.style import RenderError
+    try:
+        replayer = Replayer(read_replay(args.file))
+    except ReplayError as exc:
+        print(f"abound: error: {exc}", file=sys.stderr)
+        return 2
+    from abound.cli.demo import DemoApp
+    try:
+        app = DemoApp(replay=replayer, headless=True if args.headless else None, frames=args.frames)
+    except RenderError as exc:
+        print(f"abound: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        app.run()
+    except ReplayError as exc:
+        print(f"abound: error: {exc}", file=sys.stderr)
+        return 2
+    if replayer.done and not replayer.matches:
+        print(f"abound: warning: {args.file}: the replay's final state differs from the recorded one "
+              f"(another machine or abound version?)", file=sys.stderr)
+        return 1
+    return 0

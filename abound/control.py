@@ -1,0 +1,209 @@
+"""The demo's controls as plain data: every input that changes the simulation is an *action*.
+
+An action is a small JSON-able dict, ``{"do": <kind>, ...}``, holding concrete
+values (the new gravity vector, the added ball's position and velocity, the
+index of the ball to pin), never a key or a random draw. :meth:`Controller.apply`
+is the one place actions take effect, for the live demo window and for a
+replay alike, so a replay runs the same code as the run it reproduces. The
+window turns keys and mouse gestures into actions (:meth:`Controller.tilt`,
+:meth:`Controller.add_random_ball`...); the controller counts the physics
+steps it takes, and an attached recorder (:mod:`abound.replay`) stamps each
+action with the step index at which it applies.
+
+Kinds: ``pause`` (paused), ``step``, ``gravity`` (g), ``reset``,
+``backend`` (name), ``ball_toi`` (name), ``add`` (x, y, vx, vy, radius),
+``remove`` (the last ball), ``fling`` (x, y, vx, vy: world start point and
+velocity), ``pin`` (ball, pinned), ``resize`` (width, height). GL-free.
+"""
+import hashlib
+import math
+
+import numpy as np
+
+FLING_RADIUS = 12.0    # px, radius of a flung ball
+ADD_RADIUS = (6.0, 14.0)
+TILT_DEGREES = 15.0
+GRAVITY_FACTOR = 1.25
+BACKENDS = ("fast", "reference")
+BALL_TOI = ("analytic", "bisection")
+
+# the fields of each kind, with the type their values must have (checked when a log is read)
+ACTIONS = {
+    "pause": {"paused": bool},
+    "step": {},
+    "gravity": {"g": "vec2"},
+    "reset": {},
+    "backend": {"name": BACKENDS},
+    "ball_toi": {"name": BALL_TOI},
+    "add": {"x": float, "y": float, "vx": float, "vy": float, "radius": float},
+    "remove": {},
+    "fling": {"x": float, "y": float, "vx": float, "vy": float},
+    "pin": {"ball": int, "pinned": bool},
+    "resize": {"width": float, "height": float},
+}
+# kinds after which the HUD's energy drift starts again from the current energy
+_ENERGY_CHANGES = {"gravity", "reset", "add", "remove", "fling", "pin"}
+# kinds after which the picture starts afresh (motion trails are dropped)
+_PICTURE_RESTARTS = {"reset", "resize"}
+
+
+class Controller:
+    """Owns the running Simulation and applies actions to it.
+
+    sim: the Simulation (its state now is what ``reset`` returns to).
+    ``steps`` counts every physics step taken through the controller since it
+    was made (``reset`` does not restart it); ``epoch`` grows whenever the
+    picture must start afresh, so views know to drop their motion trails.
+    ``recorder``: an object with ``action(step, action)`` (see
+    :class:`abound.replay.ReplayWriter`), told of every applied action.
+    """
+
+    def __init__(self, sim, recorder=None):
+        self.sim = sim
+        self.template = clone(sim)
+        self.paused = False
+        self.steps = 0
+        self.epoch = 0
+        self.contacts = 0  # contacts resolved by the last advance
+        self.recorder = recorder
+        self.energy0 = sim.energy()
+        self._rng = np.random.default_rng(12345)
+
+    # -- time ------------------------------------------------------------------------
+    def advance(self, steps):
+        """Take ``steps`` physics steps of the scene's dt (whether paused or not)."""
+        contacts = 0
+        for _ in range(steps):
+            contacts += self.sim.step().contacts
+        self.steps += steps
+        self.contacts = contacts
+
+    # -- the one place inputs take effect ----------------------------------------------
+    def apply(self, action):
+        """Apply one action (a dict, see the module doc); the recorder hears of it first."""
+        kind = action["do"]
+        if self.recorder is not None:
+            self.recorder.action(self.steps, action)
+        sim = self.sim
+        if kind == "pause":
+            self.paused = bool(action["paused"])
+        elif kind == "step":
+            self.advance(1)
+        elif kind == "gravity":
+            sim.gravity = action["g"]
+        elif kind == "reset":
+            width, height = sim.width, sim.height
+            self.sim = clone(self.template)
+            self.sim.resize(width, height)  # the box stays the window's size
+        elif kind == "backend":
+            sim.backend = action["name"]
+        elif kind == "ball_toi":
+            sim.ball_toi = action["name"]
+        elif kind == "add":
+            sim.add_ball(action["x"], action["y"], vx=action["vx"], vy=action["vy"], radius=action["radius"])
+        elif kind == "remove":
+            if len(sim):
+                sim.remove_ball(len(sim) - 1)
+        elif kind == "fling":
+            r = FLING_RADIUS
+            x = min(max(action["x"], r), sim.width - r)
+            y = min(max(action["y"], r), sim.height - r)
+            sim.add_ball(x, y, vx=action["vx"], vy=action["vy"], radius=r)
+        elif kind == "pin":
+            sim.set_pinned(action["ball"], action["pinned"])
+        elif kind == "resize":
+            sim.resize(action["width"], action["height"])
+        else:
+            raise ValueError(f"unknown action {kind!r}")
+        if kind in _ENERGY_CHANGES:
+            self.energy0 = self.sim.energy()
+        if kind in _PICTURE_RESTARTS:
+            self.epoch += 1
+
+    # -- intents: what a key or gesture means, as a concrete action ---------------------
+    def toggle_pause(self):
+        self.apply({"do": "pause", "paused": not self.paused})
+
+    def single_step(self):
+        self.apply({"do": "step"})
+
+    def set_gravity(self, g):
+        self.apply({"do": "gravity", "g": [float(g[0]), float(g[1])]})
+
+    def tilt(self, degrees):
+        self.set_gravity(rotate(self.sim.gravity, degrees))
+
+    def scale_gravity(self, factor):
+        self.set_gravity(self.sim.gravity * factor)
+
+    def flip_gravity(self):
+        self.set_gravity(-self.sim.gravity)
+
+    def reset(self):
+        self.apply({"do": "reset"})
+
+    def cycle_backend(self):
+        i = BACKENDS.index(self.sim.backend) if self.sim.backend in BACKENDS else -1
+        self.apply({"do": "backend", "name": BACKENDS[(i + 1) % len(BACKENDS)]})
+
+    def cycle_ball_toi(self):
+        self.apply({"do": "ball_toi", "name": BALL_TOI[(BALL_TOI.index(self.sim.ball_toi) + 1) % len(BALL_TOI)]})
+
+    def add_random_ball(self):
+        """A ball of random size and velocity near the top; returns its index."""
+        sim = self.sim
+        r = float(self._rng.uniform(*ADD_RADIUS))
+        x = float(self._rng.uniform(r, max(r, sim.width - r)))
+        y = float(max(r, sim.height - 2 * r))
+        v = self._rng.uniform(-200, 200, 2)
+        self.apply({"do": "add", "x": x, "y": y, "vx": float(v[0]), "vy": float(v[1]), "radius": r})
+        return len(self.sim) - 1
+
+    def remove_last_ball(self):
+        if len(self.sim):
+            self.apply({"do": "remove"})
+
+    def fling(self, x, y, vx, vy):
+        """A new ball starting at world point (x, y) (kept inside the box) with velocity (vx, vy)."""
+        self.apply({"do": "fling", "x": float(x), "y": float(y), "vx": float(vx), "vy": float(vy)})
+        return len(self.sim) - 1
+
+    def toggle_pin(self, i):
+        self.apply({"do": "pin", "ball": int(i), "pinned": not bool(self.sim.pinned[i])})
+
+    def resize(self, width, height):
+        """The box becomes width x height; a resize to the current size does nothing."""
+        if (float(width), float(height)) != (self.sim.width, self.sim.height):
+            self.apply({"do": "resize", "width": float(width), "height": float(height)})
+
+
+def clone(sim):
+    """A fresh Simulation with ``sim``'s settings, balls and walls (what ``reset`` goes back to)."""
+    from abound import Simulation
+    s = Simulation(sim.width, sim.height, gravity=sim.gravity, backend=sim.backend, ball_toi=sim.ball_toi,
+                   wall_restitution=sim.wall_restitution, restitution_mix=sim.restitution_mix,
+                   rest_speed=sim.rest_speed, dt=sim.dt, density=sim.density)
+    for (x0, y0, x1, y1), e in zip(sim.walls, sim.wall_restitutions):
+        s.add_wall(x0, y0, x1, y1, restitution=e)
+    if len(sim):
+        s.add_balls(sim.positions.copy(), sim.velocities.copy(), radius=sim.radii.copy(),
+                    mass=sim.masses.copy(), restitution=sim.restitutions.copy(), pinned=sim.pinned,
+                    color=[tuple(c) for c in sim.colors])
+    s.scene = sim.scene
+    return s
+
+
+def rotate(g, degrees):
+    """The vector g turned counter-clockwise by ``degrees``."""
+    a = math.radians(degrees)
+    c, s = math.cos(a), math.sin(a)
+    return np.array([c * g[0] - s * g[1], s * g[0] + c * g[1]])
+
+
+def state_digest(sim):
+    """A short hash of everything that makes up a simulation's state (to check replays bit for bit)."""
+    h = hashlib.sha256()
+    for a in (sim.positions, sim.velocities, sim.radii, sim.masses, sim.restitutions, sim.colors, sim.modes,
+              sim.walls, sim.gravity, np.array([sim.width, sim.height, sim.time])):
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()[:16]

@@ -1,0 +1,250 @@
+"""Record and replay: a headless demo run driven through its handlers, recorded, replayed and captured.
+
+The replay must reproduce the recorded run bit for bit: the final positions
+and velocities equal (np.array_equal) and every frame identical to the frame
+the demo drew. Bad logs are one line and exit status 2.
+"""
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from abound import Simulation
+
+pyglet = pytest.importorskip("pyglet")
+from abound.capture import render_replay  # noqa: E402
+from abound.cli import main  # noqa: E402
+from abound.cli.demo import DemoApp, FLING_GAIN  # noqa: E402
+from abound.replay import Replayer, ReplayError, read_replay  # noqa: E402
+
+DT = 1.0 / 60.0
+W, H = 240, 180
+SCENE = {
+    "world": {"width": W, "height": H, "gravity": [0.0, -980.0]},
+    "physics": {"seed": 5, "dt": DT},
+    "balls": [{"x": 60.0, "y": 120.0, "vx": 40.0, "radius": 10.0, "color": "#ff8000"},
+              {"x": 170.0, "y": 60.0, "radius": 14.0, "color": "#00c0ff"}],
+    "spawn": [{"count": 12, "radius": [4.0, 7.0], "speed": [50.0, 300.0], "restitution": [0.7, 1.0],
+               "region": [0, 90, 240, 180]}],
+    "walls": [{"x0": 20.0, "y0": 70.0, "x1": 110.0, "y1": 40.0}],
+    # trails make every frame depend on the frames before it (and on when they were reset)
+    "render": {"background": "#000000", "shading": True, "color_mode": "speed", "trails": 0.3, "hud": False},
+}
+
+
+def key(app, symbol):
+    app.on_key_press(symbol, 0)
+
+
+def click(app, x, y, button):
+    app.on_mouse_press(x, y, button, 0)
+
+
+def fling(app, x0, y0, x1, y1):
+    mouse = pyglet.window.mouse
+    app.on_mouse_press(x0, y0, mouse.LEFT, 0)
+    app.on_mouse_drag((x0 + x1) // 2, (y0 + y1) // 2, 1, 1, mouse.LEFT, 0)
+    app.on_mouse_release(x1, y1, mouse.LEFT, 0)
+
+
+def pin_ball(app, i):
+    """Right-click the centre of ball i (the box is drawn scaled into the window after a resize)."""
+    from abound.render.style import fit_transform, world_to_image
+    xf = fit_transform(app.sim.width, app.sim.height, W, H)
+    u, v = world_to_image(app.sim.positions[i], xf, H)
+    click(app, int(round(u)), int(round(H - v)), pyglet.window.mouse.RIGHT)
+
+
+def single_step(app):
+    key(app, pyglet.window.key.RIGHT)
+
+
+single_step.steps = 1  # the only input that takes a physics step itself
+
+
+def script():
+    """Per frame: (inputs before the tick, elapsed seconds for the tick, inputs after it)."""
+    k = pyglet.window.key
+    frames = [([], DT, []) for _ in range(40)]
+    elapsed = [DT, 0.5 * DT, 0.5 * DT, 2.5 * DT, 10.0, DT, 0.0, 3 * DT]  # 0 to 4 (capped) steps a frame
+    for i in range(len(frames)):
+        frames[i] = ([], elapsed[i % len(elapsed)], [])
+    frames[2][0].append(lambda a: key(a, k.G))                   # flip gravity
+    frames[3][2].append(lambda a: key(a, k.LEFT))                # tilt, after the frame's steps
+    frames[4][0].extend([lambda a: key(a, k.UP), lambda a: key(a, k.UP), lambda a: key(a, k.DOWN)])
+    frames[5][0].append(lambda a: key(a, k.PLUS))                # a random ball
+    frames[6][2].append(lambda a: fling(a, 40, 150, 90, 120))    # fling
+    frames[7][0].append(lambda a: key(a, k.SPACE))               # pause...
+    frames[8][0].append(single_step)                             # ...one step...
+    frames[9][0].extend([single_step, single_step])
+    frames[10][0].append(lambda a: key(a, k.SPACE))              # ...resume
+    frames[11][0].append(lambda a: pin_ball(a, 1))               # pin
+    frames[13][2].append(lambda a: key(a, k.T))                  # bisection TOI
+    frames[14][0].append(lambda a: key(a, k.B))                  # reference backend
+    frames[16][0].extend([lambda a: key(a, k.B), lambda a: key(a, k.T)])  # back to fast, analytic
+    frames[17][0].append(lambda a: a.on_resize(200, 170))        # the box shrinks
+    frames[19][0].append(lambda a: key(a, k.MINUS))              # remove the last ball
+    frames[20][0].append(lambda a: pin_ball(a, 1))               # unpin
+    frames[22][0].append(lambda a: key(a, k.R))                  # reset (the box stays)
+    frames[24][2].append(lambda a: key(a, k.EQUAL))              # another random ball
+    frames[26][0].append(lambda a: a.on_resize(260, 190))        # the box grows
+    frames[28][0].append(lambda a: key(a, k.RIGHT))              # tilt right
+    return frames
+
+
+def record(path):
+    """Run the scripted demo, recording to ``path``.
+
+    Returns the frames drawn, the final positions and velocities, and (counted
+    here, from the ticks) the steps each frame took and the step before each input.
+    """
+    app = DemoApp(Simulation.from_config(SCENE), headless=True, visible=False, vsync=False, record=str(path))
+    drawn, frame_steps, stamps, steps = [], [], [], 0
+    try:
+        for before, elapsed, after in script():
+            start = steps
+            for f in before + [None] + after:
+                if f is None:
+                    steps += app.tick(elapsed)
+                else:
+                    stamps.append(steps)
+                    f(app)
+                    steps += getattr(f, "steps", 0)
+            app.on_draw()
+            drawn.append(app.read_frame())
+            frame_steps.append(steps - start)
+        pos, vel = app.sim.positions.copy(), app.sim.velocities.copy()
+    finally:
+        app.close()
+    return drawn, pos, vel, frame_steps, stamps
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    path = tmp_path_factory.mktemp("replay") / "run.jsonl"
+    return (path,) + record(path)
+
+
+def test_the_log_holds_the_scene_and_every_input_at_its_step(recorded):
+    path, drawn, pos, vel, frame_steps, stamps = recorded
+    lines = [json.loads(t) for t in path.read_text().splitlines()]
+    header, body, end = lines[0], lines[1:-1], lines[-1]
+    assert header["abound_replay"] == 1 and header["window"] == [W, H] and header["dt"] == DT
+    assert header["scene"] == Simulation.from_config(SCENE).scene
+    frames = [r for r in body if "frame" in r]
+    assert [r["frame"] for r in frames] == list(range(len(drawn)))
+    # the steps of each frame: what its tick's elapsed time called for (capped at 4), plus single steps
+    assert [r["steps"] for r in frames] == frame_steps and 0 in frame_steps and 4 in frame_steps
+    assert end["steps"] == sum(frame_steps) and end["frames"] == len(drawn)
+    kinds = [r["do"] for r in body if "do" in r]
+    assert kinds == ["gravity", "gravity", "gravity", "gravity", "gravity", "add", "fling", "pause", "step",
+                     "step", "step", "pause", "pin", "ball_toi", "backend", "backend", "ball_toi", "resize", "remove", "pin",
+                     "reset", "add", "resize", "gravity"]
+    fl = next(r for r in body if r.get("do") == "fling")
+    assert (fl["x"], fl["y"]) == (40.0, 150.0)
+    assert (fl["vx"], fl["vy"]) == (FLING_GAIN * 50.0, FLING_GAIN * -30.0)
+    # each input is stamped with the number of steps taken before it
+    assert [r["step"] for r in body if "do" in r] == stamps
+
+
+def test_replay_reproduces_the_run_bit_for_bit(recorded):
+    path, drawn, pos, vel, frame_steps, stamps = recorded
+    log = read_replay(path)
+    assert log.frames == len(drawn) and log.steps == sum(frame_steps)
+    r = Replayer(log)
+    n = 0
+    while r.next_frame():
+        n += 1
+    assert n == len(drawn) and r.done and r.matches
+    assert np.array_equal(r.control.sim.positions, pos)
+    assert np.array_equal(r.control.sim.velocities, vel)
+    assert r.control.steps == sum(frame_steps)
+
+
+def test_replay_window_draws_the_recorded_frames(recorded):
+    path, drawn, pos, vel, frame_steps, stamps = recorded
+    replayer = Replayer(read_replay(path))
+    app = DemoApp(replay=replayer, headless=True, visible=False, vsync=False)
+    try:
+        k = pyglet.window.key
+        app.on_key_press(k.G, 0)  # a replay ignores inputs that would change the run
+        app.on_resize(100, 100)
+        shown = []
+        for _ in drawn:
+            app.on_draw()
+            shown.append(app.read_frame())
+        assert np.array_equal(app.sim.positions, pos) and np.array_equal(app.sim.velocities, vel)
+        app.on_draw()  # the log has ended: a headless replay stops
+        assert replayer.done and replayer.matches and app.closing
+    finally:
+        app.close()
+    for k, (a, b) in enumerate(zip(shown, drawn)):
+        assert np.array_equal(a, b), f"frame {k} differs"
+
+
+def test_capture_of_a_replay_equals_the_demo_frames(recorded, tmp_path):
+    path, drawn, pos, vel, frame_steps, stamps = recorded
+    frames = list(render_replay(path))
+    assert len(frames) == len(drawn)
+    for k, (a, b) in enumerate(zip(frames, drawn)):
+        assert np.array_equal(a, b), f"frame {k} differs"
+    # the command writes the same frames as PNGs
+    out = tmp_path / "frames"
+    assert main(["capture", "--replay", str(path), "--out", str(out), "--frames", "12"]) == 0
+    pngs = sorted(out.glob("frame_*.png"))
+    assert len(pngs) == 12
+    for k, p in enumerate(pngs):
+        assert np.array_equal(np.asarray(Image.open(p)), drawn[k]), f"frame {k} differs"
+
+
+def test_demo_record_then_replay_commands(tmp_path, capsys):
+    log = tmp_path / "cli.jsonl"
+    assert main(["demo", "drop", "--frames", "5", "--headless", "--record", str(log)]) == 0
+    assert read_replay(log).frames == 5
+    assert main(["replay", str(log), "--headless"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def _bad_logs(good):
+    lines = good.read_text().splitlines(keepends=True)
+    header = json.loads(lines[0])
+    cut = good.read_text()
+    spawn = [dict(header["scene"]["spawn"][0], seed=99)]
+    other_scene = dict(header, scene=dict(header["scene"], spawn=spawn))
+    yield "cut mid-line", cut[:len(cut) - 20]
+    yield "no end record", "".join(lines[:-1])
+    yield "empty", ""
+    yield "not a log", "hello\n"
+    yield "a scene file", '[world]\nwidth = 100\n'
+    yield "a newer format", json.dumps(dict(header, abound_replay=7)) + "\n" + "".join(lines[1:])
+    yield "unknown action", lines[0] + '{"step": 0, "do": "explode"}\n' + "".join(lines[1:])
+    yield "step back in time", "".join(lines[:-1]) + '{"step": 0, "do": "reset"}\n' + lines[-1]
+    yield "NaN gravity", lines[0] + '{"step": 0, "do": "gravity", "g": [NaN, 1.0]}\n' + "".join(lines[1:])
+    yield "another seed", json.dumps(other_scene) + "\n" + "".join(lines[1:])
+    yield "pin of a ball that is not there", (lines[0] + '{"step": 0, "do": "pin", "ball": 999, "pinned": true}\n'
+                                              + "".join(lines[1:]))
+
+
+def test_bad_logs_are_one_line_and_status_2(recorded, tmp_path, capsys):
+    path = recorded[0]
+    for what, text in _bad_logs(path):
+        bad = tmp_path / "bad.jsonl"
+        bad.write_text(text)
+        for argv in (["replay", str(bad), "--headless"], ["capture", "--replay", str(bad), "--out", str(tmp_path)]):
+            assert main(argv) == 2, what
+            err = capsys.readouterr().err
+            assert err.startswith(f"abound: error: {bad}") and err.count("\n") == 1, (what, err)
+    assert main(["replay", str(tmp_path / "missing.jsonl")]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_read_replay_says_why(recorded, tmp_path):
+    text = recorded[0].read_text()
+    bad = tmp_path / "cut.jsonl"
+    bad.write_text(text[:len(text) - 20])
+    with pytest.raises(ReplayError, match="cut short"):
+        read_replay(bad)
+    bad.write_text("".join(text.splitlines(keepends=True)[:-1]))
+    with pytest.raises(ReplayError, match="truncated"):
+        read_replay(bad)
