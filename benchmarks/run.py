@@ -2,12 +2,20 @@
 """abound's physics benchmarks, side by side with pymunk in the same run; writes BENCHMARKS.md.
 
     python benchmarks/run.py              # the full run: 3 scenes x N = 1,000 / 10,000 / 50,000
-    python benchmarks/run.py --quick      # 1,000 balls, few frames: checks the script in a minute or two
+    python benchmarks/run.py --quick      # 1,000 balls, few frames: checks the script
     python benchmarks/run.py --scenes gas,pile --sizes 10000 --runs 2 --frames 30 --out /tmp/b.md
+    python benchmarks/run.py --from-json results.json   # rewrite the report from saved numbers
 
 Run it from anywhere: it benchmarks the abound of this checkout. pymunk is
 optional (``pip install "abound[compare]"``); without it (or with
 ``--no-pymunk``) the pymunk columns stay empty.
+
+How long: each case (scene x size) may spend at most ``--budget`` seconds
+of wall clock (default 900; quick 60) on building, settling and timing;
+a case that runs out is timed on fewer frames and marked *cut short* (a
+single slow frame is never interrupted). With an engine near the issue's
+targets the full run takes minutes, bounded by 9 cases x the budget plus
+latency and memory (about a minute).
 
 Scenes (``configs/hot_gas.toml``, ``configs/pile.toml``, ``configs/galton.toml``):
 
@@ -40,9 +48,11 @@ The invariants line checks abound: no NaN, no ball outside the box, overlap
 <= 1e-6 x radius, energy not rising (1e-9 relative for rounding).
 
 Also: the scaling table, the first-step latency of a fresh process (numba
-cache warm), peak memory against N (in subprocesses) and the reference
+cache warm), the memory a scene of N balls holds (resident memory of a
+subprocess before and after building and stepping the gas) and the reference
 (pure Python) backend at 100 and 1,000 balls. ``--json FILE`` saves the raw
-numbers too.
+numbers too. ``--pymunk-walls thin`` gives pymunk thin box walls, to see
+balls leak.
 """
 import argparse
 import datetime
@@ -76,7 +86,7 @@ SCENES = ("gas", "pile", "galton")
 FULL = dict(sizes=(1_000, 10_000, 50_000), runs=3, frames=60, settle=8.0, budget=900.0,
             reference=((100, 30), (1_000, 5)), latency_runs=3, memory_sizes=(1_000, 10_000, 50_000))
 QUICK = dict(sizes=(1_000,), runs=2, frames=15, settle=4.0, budget=60.0,
-             reference=((100, 5),), latency_runs=1, memory_sizes=(1_000, 2_000))
+             reference=((100, 5), (1_000, 3)), latency_runs=1, memory_sizes=(1_000, 10_000))
 LABELS = {"gas": "hot gas", "pile": "settled pile", "galton": "Galton board"}
 
 
@@ -140,8 +150,9 @@ class Side:
             if t0 > deadline:
                 break
         frames = len(times)
-        if contacts == 0 and hasattr(self.engine, "contacts"):  # pymunk: pairs of the last step
-            contacts = (self.engine.contacts() or 0) * frames
+        sampled = getattr(self.engine, "contacts", None)  # pymunk: the pairs it solved in the last step
+        if sampled is not None:
+            contacts = (sampled() or 0) * frames
         self.times += times
         self.medians.append(statistics.median(times) * 1000.0)
         self.contacts.append(contacts)
@@ -190,11 +201,12 @@ def bench_case(scene, n, opts, log):
             "box": [sim.width, sim.height], "build_s": time.perf_counter() - t0}
     if scene == "pile":
         case["settle_s"], case["settle_top_speed"] = settle(sim, opts.settle, deadline)
+        case["rest_speed"] = sim.rest_speed
         log(f"  settled in {case['settle_s']:.2f} s simulated (top speed {case['settle_top_speed']:.3g} px/s)")
     sides = {"abound": Side(sim, sim.energy())}
     if opts.pymunk:
         from abound.compare.pymunk_world import PymunkWorld
-        world = PymunkWorld(sim)
+        world = PymunkWorld(sim, walls=opts.pymunk_walls)
         if scene == "pile":
             for _ in range(PYMUNK_SETTLE_FRAMES):
                 world.step(DT)
@@ -237,18 +249,22 @@ print(time.perf_counter() - t0)
 """
 
 MEMORY_CODE = """
-import resource, sys
+import os, resource, sys
 sys.path.insert(0, {here!r})
 import run as b
-n = int({n})
-if n:
-    sim = b.build("gas", n)
-    for _ in range(3):
-        sim.step(b.DT)
-else:
-    from abound import Simulation
-    sim = Simulation(100, 100, backend="fast"); sim.add_ball(50, 50); sim.step(b.DT)
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+def rss():  # current resident set, bytes
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+b.build("gas", 2).step(b.DT)  # imports, numba cache loaded
+before = rss()
+sim = b.build("gas", {n})
+after = rss()
+for _ in range(3):
+    sim.step(b.DT)
+    after = max(after, rss())
+print(before, after, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
 """
 
 
@@ -273,14 +289,13 @@ def first_step_latency(runs):
 
 
 def memory(sizes):
-    """Peak resident memory (ru_maxrss) of a process that builds the gas at n balls and steps it."""
-    base = int(_python(MEMORY_CODE.format(here=str(HERE), n=0))[1]) / 1024.0
+    """Resident memory of a process that builds the gas at n balls and steps it: what the scene adds."""
     rows = []
     for n in sizes:
-        peak = int(_python(MEMORY_CODE.format(here=str(HERE), n=n))[1]) / 1024.0
-        rows.append({"balls": n, "peak_mb": peak, "above_base_mb": peak - base,
-                     "bytes_per_ball": (peak - base) * 2 ** 20 / n})
-    return {"base_mb": base, "rows": rows}
+        before, after, peak = map(int, _python(MEMORY_CODE.format(here=str(HERE), n=n))[1].split())
+        rows.append({"balls": n, "base_mb": before / 2 ** 20, "scene_mb": (after - before) / 2 ** 20,
+                     "peak_mb": peak / 2 ** 20, "bytes_per_ball": (after - before) / n})
+    return {"rows": rows}
 
 
 # -- machine ------------------------------------------------------------------------------------
@@ -315,7 +330,8 @@ def _f(v, fmt):
     return "-" if v is None else format(v, fmt)
 
 
-def report(res, opts):
+def report(res):
+    opts = argparse.Namespace(**res["options"])
     m = res["machine"]
     v = m["versions"]
     out = ["# Physics benchmarks", "",
@@ -327,14 +343,14 @@ def report(res, opts):
            "the docstring of `benchmarks/run.py`.", ""]
     if opts.quick:
         out += ["**Quick run** (`--quick`): small sizes and few frames, to check the script; "
-                "not the full benchmark.", ""]
+                "not the full benchmark, which is `python benchmarks/run.py`.", ""]
     cases = res["cases"]
     if cases:
         settings = next((c["pymunk_settings"] for c in cases if "pymunk_settings" in c), None)
         out += ["## abound and pymunk, side by side", "",
                 f"{opts.runs} windows of {opts.frames} frames of 1/60 s per case, engines alternating. "
                 "ratio = pymunk ms / abound ms (above 1: abound is faster).",
-                f"pymunk: {settings}." if settings else "pymunk: not run.", "",
+                f"{settings}." if settings else "pymunk: not run.", "",
                 "| scene | balls | abound ms/frame (p90) | pymunk ms/frame (p90) | ratio | abound contacts/s "
                 "| pymunk pairs/s | energy drift abound / pymunk | largest overlap abound / pymunk "
                 "| escaped abound / pymunk | abound invariants |",
@@ -343,7 +359,7 @@ def report(res, opts):
             a, p = c["abound"], c.get("pymunk")
             extra = f" ({c['pegs']} pegs)" if c["pegs"] else ""
             if not c["complete"]:
-                extra += f" (cut short: {sum(c['frames'])} frames)"
+                extra += f" (cut short: {sum(c['frames'])} frame{'s' if sum(c['frames']) > 1 else ''})"
             out.append(
                 f"| {LABELS[c['scene']]} | {c['balls'] - c['pegs']:,}{extra} | {a['ms_median']:.2f} ({a['ms_p90']:.2f}) "
                 f"| {_f(p and p['ms_median'], '.2f')} ({_f(p and p['ms_p90'], '.2f')}) | {_f(c.get('ratio'), '.2f')} "
@@ -354,8 +370,9 @@ def report(res, opts):
         piles = [c for c in cases if c["scene"] == "pile"]
         if piles:
             out += ["", "Pile settling (untimed, before the timed frames): " + "; ".join(
-                f"{c['balls']:,} balls {c['settle_s']:.1f} s simulated, then top speed {c['settle_top_speed']:.3g} px/s"
-                for c in piles) + "."]
+                f"{c['balls']:,} balls {c['settle_s']:.2f} s simulated, then top speed {c['settle_top_speed']:.3g} px/s"
+                + ("" if c["settle_top_speed"] < c["rest_speed"] else " (NOT settled: faster than the "
+                   f"rest speed {c['rest_speed']:g} px/s)") for c in piles) + "."]
         if not all(c["complete"] for c in cases):
             out += ["", f"Cases marked *cut short* ran out of the per-case budget ({opts.budget:g} s of wall "
                     "clock for building, settling and timing; `--budget`) and were timed on fewer frames."]
@@ -389,11 +406,13 @@ def report(res, opts):
     if res.get("memory"):
         mem = res["memory"]
         out += ["", "## Memory", "",
-                f"Peak resident memory (ru_maxrss) of a process that builds the hot gas and steps it 3 frames; "
-                f"a process with 1 ball peaks at {mem['base_mb']:.0f} MB (Python, numpy, numba, compiled engine).", "",
-                "| balls | peak MB | above 1 ball, MB | bytes per ball |", "|---:|---:|---:|---:|"]
-        out += [f"| {r['balls']:,} | {r['peak_mb']:.0f} | {r['above_base_mb']:.1f} | {r['bytes_per_ball']:,.0f} |"
-                for r in mem["rows"]]
+                "A fresh process imports abound, loads the compiled engine, builds the hot gas and steps it "
+                "3 frames; resident memory (Linux /proc/self/statm) before the build and at most after the "
+                "build and each step: the difference is what the scene holds. Peak: the process's ru_maxrss.", "",
+                "| balls | before the build, MB | scene, MB | bytes per ball | process peak, MB |",
+                "|---:|---:|---:|---:|---:|"]
+        out += [f"| {r['balls']:,} | {r['base_mb']:.0f} | {r['scene_mb']:.1f} | {r['bytes_per_ball']:,.0f} "
+                f"| {r['peak_mb']:.0f} |" for r in mem["rows"]]
     out += ["", "## Targets (issue 3)", ""] + targets(res)
     return "\n".join(out) + "\n"
 
@@ -429,8 +448,8 @@ def targets(res):
     if mem and len(mem["rows"]) > 1:
         per = [r["bytes_per_ball"] for r in mem["rows"]]
         sizes = ", ".join(f"{r['balls']:,}" for r in mem["rows"])
-        lines.append(f"- memory about linear in N: {', '.join(f'{p:,.0f}' for p in per)} bytes per ball above "
-                     f"the 1-ball process at {sizes} balls")
+        lines.append(f"- memory about linear in N: {', '.join(f'{p:,.0f}' for p in per)} bytes per ball "
+                     f"at {sizes} balls")
     else:
         say("memory about linear in N", None)
     return lines
@@ -450,9 +469,13 @@ def parse(argv):
                    help="wall-clock seconds per case (build, settle, timing) before it is cut short "
                         "(default 900; quick: 60)")
     p.add_argument("--no-pymunk", dest="pymunk", action="store_false", help="abound only")
+    p.add_argument("--pymunk-walls", choices=("thick", "thin"), default="thick", dest="pymunk_walls",
+                   help="pymunk's box walls: 100 px thick segments (default) or thin ones, which leak")
     p.add_argument("--skip", default="", help="comma-separated parts to leave out: reference,latency,memory")
     p.add_argument("--out", default=str(REPO / "BENCHMARKS.md"), help="the Markdown report (default BENCHMARKS.md)")
     p.add_argument("--json", metavar="FILE", help="also save the raw results as JSON")
+    p.add_argument("--from-json", metavar="FILE", dest="from_json",
+                   help="run nothing: write the report again from results saved with --json")
     opts = p.parse_args(argv)
     base = QUICK if opts.quick else FULL
     opts.scenes = [s for s in opts.scenes.split(",") if s]
@@ -478,12 +501,16 @@ def parse(argv):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     opts = parse(argv)
+    if opts.from_json:
+        Path(opts.out).write_text(report(json.loads(Path(opts.from_json).read_text())))
+        return 0
     started = time.perf_counter()
 
     def log(text):
         print(f"[{time.perf_counter() - started:7.1f} s] {text}", file=sys.stderr, flush=True)
 
-    res = {"machine": machine(), "command": " ".join(["python benchmarks/run.py", *argv]), "cases": []}
+    res = {"machine": machine(), "command": " ".join(["python benchmarks/run.py", *argv]), "cases": [],
+           "options": {k: getattr(opts, k) for k in ("quick", "runs", "frames", "sizes", "scenes", "budget")}}
     build("gas", 2).step(DT)  # compile or load the numba cache, untimed
     for n in opts.sizes:
         for scene in opts.scenes:
@@ -507,7 +534,7 @@ def main(argv=None):
         res["memory"] = memory(opts.base["memory_sizes"])
     res["machine"]["load_end"] = os.getloadavg()
     res["minutes"] = (time.perf_counter() - started) / 60.0
-    Path(opts.out).write_text(report(res, opts))
+    Path(opts.out).write_text(report(res))
     log(f"wrote {opts.out}")
     if opts.json:
         Path(opts.json).write_text(json.dumps(res, indent=1))
