@@ -3,8 +3,9 @@
 Builds the simulation from the scene (default: the embedded default scene),
 steps it ``--frames`` times and reports the median and 90th percentile
 wall-clock milliseconds per frame, the contacts resolved per frame (ball-ball,
-ball-wall), the relative energy drift (last frame vs the start) and the
-largest overlap (``Simulation.max_overlap()``, a fraction of the radius).
+ball-wall), the relative energy drift (last frame vs the start), the
+largest overlap (``Simulation.max_overlap()``, a fraction of the radius) and
+the balls whose centre left the box.
 
 ``--render`` hands over to the renderer's benchmark (``abound.render.bench``,
 ``--compare shapes`` there) and ``--compare pymunk`` to ``abound.compare.bench``;
