@@ -135,7 +135,7 @@ def test_bench_text_and_overrides(capsys):
 
 
 @pytest.mark.parametrize("flag, module", [(["--render"], "abound.render.bench"),
-                                          (["--compare", "pymunk"], "abound.physics_compare")])
+                                          (["--compare", "pymunk"], "abound.compare.bench")])
 def test_bench_delegates(monkeypatch, flag, module):
     seen = {}
     fake = types.ModuleType(module)
@@ -146,9 +146,14 @@ def test_bench_delegates(monkeypatch, flag, module):
 
 
 def test_bench_compare_missing_module(monkeypatch, capsys):
-    monkeypatch.setitem(sys.modules, "abound.physics_compare", None)
+    monkeypatch.setitem(sys.modules, "abound.compare.bench", None)
     assert main(["bench", "--compare", "pymunk"]) == 2
     assert "compare" in _one_line_error(capsys.readouterr().err)
+
+
+def test_bench_compare_shapes_needs_render(capsys):
+    assert main(["bench", "--compare", "shapes", "--frames", "1"]) == 2
+    assert "--render" in _one_line_error(capsys.readouterr().err)
 
 
 def test_check_subprocess_never_imports_pyglet():

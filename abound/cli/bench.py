@@ -3,11 +3,13 @@
 Builds the simulation from the scene (default: the embedded default scene),
 steps it ``--frames`` times and reports the median and 90th percentile
 wall-clock milliseconds per frame, the contacts resolved per frame (ball-ball,
-ball-wall), the relative energy drift (last frame vs the start) and the
-largest overlap (``Simulation.max_overlap()``, a fraction of the radius).
+ball-wall), the relative energy drift (last frame vs the start), the
+largest overlap (``Simulation.max_overlap()``, a fraction of the radius) and
+the balls whose centre left the box.
 
-``--render`` hands over to the renderer's benchmark (``abound.render.bench``)
-and ``--compare pymunk`` to ``abound.physics_compare``; both are imported only then.
+``--render`` hands over to the renderer's benchmark (``abound.render.bench``,
+``--compare shapes`` there) and ``--compare pymunk`` to ``abound.compare.bench``;
+both are imported only then.
 """
 import importlib
 import json
@@ -17,8 +19,7 @@ import time
 
 BACKENDS = ("auto", "fast", "reference")
 BALL_TOI = ("analytic", "bisection")
-OVERLAP_SAMPLES = 10      # frames at which the (O(N^2)) overlap is measured ...
-OVERLAP_SAMPLE_MAX_N = 5000  # ... when there are at most this many balls (else: the last frame only)
+OVERLAP_SAMPLES = 10      # frames at which the overlap is measured (untimed), the last one included
 
 
 def _size(text):
@@ -76,8 +77,12 @@ def add_arguments(parser):
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.add_argument("--render", action="store_true",
                         help="benchmark the renderer instead (abound.render.bench; needs OpenGL)")
-    parser.add_argument("--compare", choices=("pymunk",),
-                        help="compare against another engine on the same scene (abound.physics_compare)")
+    parser.add_argument("--compare", choices=("pymunk", "shapes"),
+                        help="pymunk: run the same scene in pymunk too (pip install 'abound[compare]'); "
+                             "shapes (with --render): draw with pyglet.shapes too")
+    parser.add_argument("--pymunk-walls", choices=("thick", "thin"), default="thick", dest="pymunk_walls",
+                        help="with --compare pymunk: box walls of 100 px thick segments (default) "
+                             "or thin ones on the box sides")
 
 
 def _delegate(modname, what):
@@ -114,11 +119,16 @@ def _warm_up(backend):
     sim.step(0.01)
 
 
+def relative_drift(e0, e1):
+    """(e1 - e0) / |e0|, the relative energy change."""
+    return (e1 - e0) / abs(e0) if e0 != 0 else (0.0 if e1 == 0 else math.inf)
+
+
 def measure(sim, frames, dt=None):
     """Step ``sim`` ``frames`` times; returns the result dict (without scene info)."""
-    n = len(sim)
+    from abound.physics.checks import escaped
     e0 = sim.energy()
-    every = max(1, frames // OVERLAP_SAMPLES) if n <= OVERLAP_SAMPLE_MAX_N else None
+    every = max(1, frames // OVERLAP_SAMPLES)
     times, bb, bw, frozen, overlap = [], 0, 0, 0, 0.0
     clock = time.perf_counter
     for f in range(1, frames + 1):
@@ -128,10 +138,9 @@ def measure(sim, frames, dt=None):
         bb += stats.ball_ball
         bw += stats.ball_wall
         frozen += stats.frozen
-        if f == frames or (every is not None and f % every == 0):
+        if f == frames or f % every == 0:
             overlap = max(overlap, sim.max_overlap())
     e1 = sim.energy()
-    drift = (e1 - e0) / abs(e0) if e0 != 0 else (0.0 if e1 == 0 else math.inf)
     return {
         "ms_per_frame_median": percentile(times, 50),
         "ms_per_frame_p90": percentile(times, 90),
@@ -141,20 +150,15 @@ def measure(sim, frames, dt=None):
         "frozen_total": frozen,
         "energy_first": e0,
         "energy_last": e1,
-        "energy_drift": drift,
+        "energy_drift": relative_drift(e0, e1),
         "max_overlap": overlap,
+        "escaped": escaped(sim.positions, sim.width, sim.height),
         "sim_time": sim.time,
     }
 
 
-def run(args):
-    if args.render:
-        target = _delegate("abound.render.bench", "the render benchmark (--render)")
-        return 2 if target is None else target(args)
-    if args.compare:
-        target = _delegate("abound.physics_compare", f"--compare {args.compare}")
-        return 2 if target is None else target(args)
-
+def build(args):
+    """(simulation, dt, result dict describing the scene) from the command's arguments."""
     from abound.scene import build_simulation
     sim = build_simulation(args.scene, seed=args.seed, backend=args.backend,
                            balls=args.balls, size=args.size)
@@ -162,8 +166,7 @@ def run(args):
         sim.ball_toi = args.ball_toi
         sim.scene["physics"]["ball_toi"] = args.ball_toi
     dt = args.dt if args.dt is not None else sim.dt
-    _warm_up(sim.backend)
-    result = {
+    return sim, dt, {
         "scene": args.scene or "default",
         "balls": len(sim),
         "pinned": int(sim.pinned.sum()),
@@ -175,21 +178,41 @@ def run(args):
         "dt": dt,
         "frames": args.frames,
     }
+
+
+def describe(r):
+    """The two lines saying which scene ran how (text output)."""
+    return (f"scene {r['scene']}: {r['balls']} ball{'' if r['balls'] == 1 else 's'} ({r['pinned']} pinned), "
+            f"{r['walls']} wall{'' if r['walls'] == 1 else 's'}, {r['width']:g}x{r['height']:g} box\n"
+            f"backend {r['backend']}, ball_toi {r['ball_toi']}, dt {r['dt']:g} s, {r['frames']} frames "
+            f"({r['sim_time']:g} s simulated)")
+
+
+def run(args):
+    if args.compare == "shapes" and not args.render:
+        print("abound: error: --compare shapes compares renderers: it needs --render", file=sys.stderr)
+        return 2
+    if args.render:
+        target = _delegate("abound.render.bench", "the render benchmark (--render)")
+        return 2 if target is None else target(args)
+    if args.compare:
+        target = _delegate("abound.compare.bench", f"--compare {args.compare}")
+        return 2 if target is None else target(args)
+
+    sim, dt, result = build(args)
+    _warm_up(sim.backend)
     result.update(measure(sim, args.frames, dt))
     if args.json:
         print(json.dumps(result))
         return 0
     r = result
-    print(f"scene {r['scene']}: {r['balls']} ball{'' if r['balls'] == 1 else 's'} ({r['pinned']} pinned), "
-          f"{r['walls']} wall{'' if r['walls'] == 1 else 's'}, "
-          f"{r['width']:g}x{r['height']:g} box")
-    print(f"backend {r['backend']}, ball_toi {r['ball_toi']}, dt {dt:g} s, {r['frames']} frames "
-          f"({r['sim_time']:g} s simulated)")
+    print(describe(r))
     print(f"ms per frame:       median {r['ms_per_frame_median']:.3f}, p90 {r['ms_per_frame_p90']:.3f}")
     print(f"contacts per frame: {r['contacts_per_frame']:.2f} "
           f"({r['ball_ball_per_frame']:.2f} ball-ball, {r['ball_wall_per_frame']:.2f} ball-wall)")
     print(f"energy drift:       {r['energy_drift']:+.3e} (relative, last frame vs start)")
     print(f"largest overlap:    {r['max_overlap']:.3e} x radius")
+    print(f"escaped balls:      {r['escaped']} (centre outside the box)")
     if r["frozen_total"]:
         print(f"frozen balls:       {r['frozen_total']} (event budget exhausted)")
     return 0

@@ -1,40 +1,121 @@
-"""Invariant measures used by tests, benchmarks and ``abound bench`` (numpy, O(N^2) in blocks)."""
+"""Invariant measures used by tests, benchmarks and ``abound bench`` (numpy, O(N) with a cell grid).
+
+They take plain arrays so that they measure any engine's state the same way
+(``abound.compare`` applies them to pymunk): ``max_overlap`` is the largest
+overlap divided by the smaller radius, ``escaped`` the number of balls whose
+centre is outside the box (or not a finite number).
+"""
 import numpy as np
 
 from abound.physics.world import BOX_WALLS, PINNED
+
+BLOCK = 1 << 16   # candidate pairs handled at once (bounds the temporary arrays)
+MAX_BIG = 512     # at most this many balls larger than twice the median radius are paired with all
 
 
 def max_relative_overlap(sim):
     """Largest overlap divided by the smaller radius, over ball pairs, ball-wall pairs and the box."""
     w = sim._world
     n = w.n
-    pos, r = w.pos[:n], w.radius[:n]
+    return max_overlap(w.pos[:n], w.radius[:n], w.mode[:n] != PINNED, w.width, w.height,
+                       w.wall_p0[BOX_WALLS:w.nwalls], w.wall_p1[BOX_WALLS:w.nwalls])
+
+
+def max_overlap(pos, radius, free, width, height, seg_p0=(), seg_p1=()):
+    """Largest overlap / smaller radius (0 when none; inf when a position is not finite).
+
+    pos (N, 2), radius (N,), free (N,) bool (False: pinned, immovable; pairs of
+    two pinned balls and pinned balls against walls are not counted), the box
+    [0, width] x [0, height], interior segments from seg_p0[k] to seg_p1[k].
+    """
+    pos = np.asarray(pos, dtype=float).reshape(-1, 2)
+    r = np.asarray(radius, dtype=float)
+    free = np.asarray(free, dtype=bool)
+    if len(pos) == 0:
+        return 0.0
+    if not np.all(np.isfinite(pos)):
+        return float("inf")
     worst = 0.0
-    if n == 0:
-        return worst
-    # the box
-    box = np.stack([pos[:, 0] - r, w.width - pos[:, 0] - r, pos[:, 1] - r, w.height - pos[:, 1] - r], 1)
-    free = w.mode[:n] != PINNED
     if free.any():
-        worst = max(worst, float(np.max(-box[free] / r[free, None])))
-    # segments (faces and end points)
-    for k in range(BOX_WALLS, w.nwalls):
-        p0, p1 = w.wall_p0[k], w.wall_p1[k]
-        d = p1 - p0
-        u = np.clip(((pos - p0) @ d) / (d @ d), 0.0, 1.0)
-        closest = p0 + u[:, None] * d
-        dist = np.hypot(*(pos - closest).T)
-        worst = max(worst, float(np.max((r - dist)[free] / r[free], initial=0.0)))
-    # ball pairs, in blocks to bound memory
-    block = 2048
-    for a in range(0, n, block):
-        pa, ra = pos[a:a + block], r[a:a + block]
-        diff = pa[:, None, :] - pos[None, :, :]
-        dist = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
-        overlap = (ra[:, None] + r[None, :] - dist) / np.minimum(ra[:, None], r[None, :])
-        idx = np.arange(a, min(a + block, n))
-        overlap[np.arange(len(idx)), idx] = -np.inf
-        both_pinned = (~free[a:a + block])[:, None] & (~free)[None, :]
-        overlap[both_pinned] = -np.inf
-        worst = max(worst, float(np.max(overlap)))
+        p, rf = pos[free], r[free]
+        box = np.stack([p[:, 0] - rf, width - p[:, 0] - rf, p[:, 1] - rf, height - p[:, 1] - rf], 1)
+        worst = max(worst, float(np.max(-box / rf[:, None])))
+        for p0, p1 in zip(np.asarray(seg_p0, dtype=float), np.asarray(seg_p1, dtype=float)):
+            d = p1 - p0
+            u = np.clip(((p - p0) @ d) / (d @ d), 0.0, 1.0)
+            dist = np.hypot(*(p - (p0 + u[:, None] * d)).T)
+            worst = max(worst, float(np.max((rf - dist) / rf)))
+    # far-away balls are already counted by the box; clipping keeps the grid's cell codes small
+    near = np.clip(pos, [-width, -height], [2.0 * width, 2.0 * height])
+    for i, j in _candidate_pairs(near, r):
+        keep = free[i] | free[j]
+        i, j = i[keep], j[keep]
+        if len(i):
+            dist = np.hypot(*(pos[i] - pos[j]).T)
+            worst = max(worst, float(np.max((r[i] + r[j] - dist) / np.minimum(r[i], r[j]))))
     return max(worst, 0.0)
+
+
+def escaped(pos, width, height):
+    """Number of balls whose centre is outside the box [0, width] x [0, height] or not finite."""
+    pos = np.asarray(pos, dtype=float).reshape(-1, 2)
+    with np.errstate(invalid="ignore"):
+        inside = (pos[:, 0] >= 0) & (pos[:, 0] <= width) & (pos[:, 1] >= 0) & (pos[:, 1] <= height)
+    return int(np.count_nonzero(~inside))
+
+
+def _candidate_pairs(pos, r):
+    """Blocks (i, j) of index pairs, each unordered pair at most once, covering every touching pair.
+
+    Balls up to twice the median radius go into a grid whose cell is the
+    largest such diameter, so touching ones share a cell or are neighbours;
+    larger balls (pegs among fine grains, a few big marbles) are paired with
+    every ball, unless there are more than MAX_BIG of them.
+    """
+    big = r > 2.0 * np.median(r)
+    if np.count_nonzero(big) > MAX_BIG:
+        big[:] = False  # many big ones: one coarser grid for all
+    bigs = np.flatnonzero(big)
+    small = np.flatnonzero(~big)
+    for b in bigs:
+        others = np.concatenate([small, bigs[bigs > b]])  # big-big pairs once
+        for s in range(0, len(others), BLOCK):
+            j = others[s:s + BLOCK]
+            yield np.full(len(j), b), j
+    if len(small) < 2:
+        return
+    cell = 2.0 * float(r[small].max())
+    key = np.floor(pos[small] / cell).astype(np.int64)
+    ix, iy = key[:, 0] - key[:, 0].min(), key[:, 1] - key[:, 1].min()
+    ny = int(iy.max()) + 3  # a column's codes never run into the next column's, even at iy - 1
+    code = ix * ny + iy
+    order = np.argsort(code, kind="stable")
+    sorted_code = code[order]
+    # the cell itself and four of its neighbours: each pair of adjacent cells is seen once
+    for dx, dy in ((0, 0), (0, 1), (1, -1), (1, 0), (1, 1)):
+        target = (ix + dx) * ny + (iy + dy)
+        lo = np.searchsorted(sorted_code, target, "left")
+        cnt = np.searchsorted(sorted_code, target, "right") - lo
+        for a, b in _chunks(cnt):
+            c = cnt[a:b]
+            total = int(c.sum())
+            if total == 0:
+                continue
+            first = np.cumsum(c) - c
+            i = np.repeat(np.arange(a, b), c)
+            j = order[np.arange(total) + np.repeat(lo[a:b] - first, c)]
+            if (dx, dy) == (0, 0):
+                keep = j > i
+                i, j = i[keep], j[keep]
+            yield small[i], small[j]
+
+
+def _chunks(counts):
+    """Consecutive ranges [a, b) of indices whose counts add up to about BLOCK each (at least one index)."""
+    csum = np.cumsum(counts)
+    n, a = len(counts), 0
+    while a < n:
+        base = int(csum[a - 1]) if a else 0
+        b = max(int(np.searchsorted(csum, base + BLOCK, "right")), a + 1)
+        yield a, min(b, n)
+        a = b
