@@ -4,6 +4,7 @@ Both run the same source files (roots.py, kernels.py, engine.py); the fast one
 imports them a second time as the package ``abound.physics._compiled``, whose
 ``_jit.kernel`` decorator compiles each function with ``numba.njit(cache=True)``.
 """
+import hashlib
 import importlib
 import os
 import sys
@@ -22,8 +23,42 @@ def _load_reference():
     return engine
 
 
+SOURCES = ("roots.py", "kernels.py", "engine.py", "_jit.py")
+
+
+def _drop_stale_cache(folder):
+    """Delete numba's cached machine code when any of the engine's sources changed.
+
+    numba checks a cached function against its own file only: after an edit to
+    roots.py, engine.step (which inlines the root finder) would load stale
+    code. A digest of all the sources, kept beside the cache, catches that.
+    """
+    digest = hashlib.sha256()
+    for name in SOURCES:
+        with open(os.path.join(folder, name), "rb") as f:
+            digest.update(f.read())
+    cache = os.path.join(folder, "__pycache__")
+    stamp = os.path.join(cache, "abound-engine.sha256")
+    try:
+        with open(stamp) as f:
+            if f.read() == digest.hexdigest():
+                return
+    except OSError:
+        pass
+    try:
+        os.makedirs(cache, exist_ok=True)
+        for name in os.listdir(cache):
+            if name.endswith((".nbi", ".nbc")) and name.split(".")[0] in ("roots", "kernels", "engine"):
+                os.remove(os.path.join(cache, name))
+        with open(stamp, "w") as f:
+            f.write(digest.hexdigest())
+    except OSError:
+        pass  # a read-only install: numba then caches elsewhere, or not at all
+
+
 def _load_fast():
     import numba  # noqa: F401  (fails here, clearly, when numba is missing)
+    _drop_stale_cache(os.path.dirname(os.path.abspath(__file__)))
     pkg_name = "abound.physics._compiled"
     if pkg_name not in sys.modules:
         pkg = types.ModuleType(pkg_name)

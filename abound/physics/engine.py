@@ -708,16 +708,33 @@ def try_sleep(B, W, G, i, gx, gy, normals, cand):
 
 
 @kernel
-def collapse(B, W, G, i, slow, normals, cand):
+def collapse(B, W, G, i, partner, rest_speed, normals, cand):
     """Ball i is caught in an inelastic collapse (COLLAPSE_CONTACTS contacts,
-    each within TC_TIME of the one before): it stops where it is - asleep if it
-    is slow and touches something fixed (the pile below it holds it), else
-    frozen for the rest of the step. Returns True if it fell asleep."""
+    each within TC_TIME of the one before), its last with partner (-1: a wall).
+
+    The rattle stands for a lasting contact, which loses the relative motion:
+    i takes the common velocity of i and a moving partner (momentum kept, energy
+    lost), or stops against a fixed one. Then it stops where it is: asleep if
+    it is slow and touches something fixed (the pile below it holds it), else
+    frozen for the rest of the step. Returns True if it fell asleep.
+    """
+    vel, inv_mass, mode, count = B[1], B[5], B[7], B[8]
+    if partner >= 0 and not is_fixed(mode[partner]):
+        wi, wp = 1.0 / inv_mass[i], 1.0 / inv_mass[partner]
+        for c in range(2):
+            vc = (wi * vel[i, c] + wp * vel[partner, c]) / (wi + wp)
+            vel[i, c] = vc
+            vel[partner, c] = vc
+        count[partner] += 1
+    else:
+        vel[i, 0] = 0.0
+        vel[i, 1] = 0.0
+    slow = vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1] < rest_speed * rest_speed
     if slow and fixed_contacts(B, W, G, i, normals, cand) > 0:
         fall_asleep(B, i)
         return True
-    B[7][i] = FROZEN
-    B[8][i] += 1
+    mode[i] = FROZEN
+    count[i] += 1
     return False
 
 
@@ -1102,8 +1119,8 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget):
                     continue
                 rapid[x] += 1
                 if rapid[x] >= COLLAPSE_CONTACTS and not is_fixed(mode[x]):
-                    slow = vel[x, 0] * vel[x, 0] + vel[x, 1] * vel[x, 1] < rest_speed * rest_speed
-                    if not collapse(B, W, G, x, slow, normals, cand):
+                    partner = -1 if kind == EV_WALL else (b if x == a else a)
+                    if not collapse(B, W, G, x, partner, rest_speed, normals, cand):
                         stats[S_FROZEN] += 1
         else:
             sync(B, a, t)

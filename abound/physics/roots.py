@@ -76,7 +76,17 @@ def bracketed_root(c4, c3, c2, c1, c0, lo, hi):
             t_newton = t - f / df
             if lo < t_newton < hi:
                 if abs(t_newton - t) <= 4.0 * EPS * abs(t):
-                    return t_newton if (poly4(c4, c3, c2, c1, c0, t_newton) > 0.0) == lo_positive else lo
+                    # Newton has converged: t_newton is within a few ulps of the
+                    # root. Return it, or a point a few ulps before it, if that
+                    # lies on lo's side; else narrow the bracket and go on.
+                    for back in (0.0, 8.0 * EPS * abs(t_newton)):
+                        tb = t_newton - back
+                        if lo <= tb and (poly4(c4, c3, c2, c1, c0, tb) > 0.0) == lo_positive:
+                            return tb
+                    hi = t_newton - 8.0 * EPS * abs(t_newton)
+                    if hi <= lo:
+                        return lo  # the root lies within a few ulps after lo
+                    t_newton = 0.5 * (lo + hi)
                 t_new = t_newton
         t = t_new
     return lo
