@@ -4,6 +4,7 @@ Both run the same source files (roots.py, kernels.py, engine.py); the fast one
 imports them a second time as the package ``abound.physics._compiled``, whose
 ``_jit.kernel`` decorator compiles each function with ``numba.njit(cache=True)``.
 """
+import hashlib
 import importlib
 import os
 import sys
@@ -22,8 +23,26 @@ def _load_reference():
     return engine
 
 
+def source_digest(directory):
+    """A digest of every .py file of the physics package in directory."""
+    digest = hashlib.sha256()
+    for name in sorted(os.listdir(directory)):
+        if name.endswith(".py"):
+            digest.update(name.encode())
+            with open(os.path.join(directory, name), "rb") as f:
+                digest.update(f.read())
+    return digest.hexdigest()[:16]
+
+
 def _load_fast():
-    import numba  # noqa: F401  (fails here, clearly, when numba is missing)
+    import numba  # fails here, clearly, when numba is missing
+    here = os.path.dirname(os.path.abspath(__file__))
+    # numba stamps each cached function with its own file only, yet a compiled
+    # function contains the functions it calls from other files: after an edit
+    # of roots.py, engine.py's cached step would still run the old root finder.
+    # A cache directory per version of all the sources avoids that.
+    base = numba.config.CACHE_DIR or os.path.join(here, "__pycache__")
+    numba.config.CACHE_DIR = os.path.join(base, "numba-" + source_digest(here))
     pkg_name = "abound.physics._compiled"
     if pkg_name not in sys.modules:
         pkg = types.ModuleType(pkg_name)
