@@ -76,9 +76,33 @@ def bracketed_root(c4, c3, c2, c1, c0, lo, hi):
             t_newton = t - f / df
             if lo < t_newton < hi:
                 if abs(t_newton - t) <= 4.0 * EPS * abs(t):
-                    return t_newton if (poly4(c4, c3, c2, c1, c0, t_newton) > 0.0) == lo_positive else lo
+                    return _lo_side_of(c4, c3, c2, c1, c0, lo, t_newton, lo_positive)
                 t_new = t_newton
         t = t_new
+    return lo
+
+
+@kernel
+def _lo_side_of(c4, c3, c2, c1, c0, lo, t, lo_positive):
+    """t (a converged Newton iterate) if f(t) is zero or on lo's side, else the
+    nearest point a few ulps back towards lo that is; lo if none is.
+
+    Newton's last step may round just past the root; the bracket's lo end can
+    then be far behind (a Newton sequence on a concave piece never updates it),
+    so falling back to lo directly would report the root early by up to the
+    whole last step."""
+    f = poly4(c4, c3, c2, c1, c0, t)
+    if f == 0.0 or (f > 0.0) == lo_positive:
+        return t
+    step = 2.0 * EPS * abs(t) + 1e-300
+    for _ in range(16):
+        back = t - step
+        if back <= lo:
+            break
+        f = poly4(c4, c3, c2, c1, c0, back)
+        if f == 0.0 or (f > 0.0) == lo_positive:
+            return back
+        step *= 2.0
     return lo
 
 
