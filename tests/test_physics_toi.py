@@ -249,6 +249,11 @@ def test_pair_toi_touching_cases(kernels):
         assert kernels.pair_toi(R, 0.0, 1.0, 0.0, 0.0, 0.0, R, 1e-8, 1.0, method)[0] == math.inf
         # touching, at rest, pressed together (a ball on a peg under gravity): resting
         assert kernels.pair_toi(0.0, -R, 0.0, 0.0, 0.0, 980.0, R, 1e-8, 1.0, method) == (0.0, True)
+        # touching and parting under gravity (a ball bouncing up off a peg): the next
+        # contact is when it falls back, 2 v / g later - not now
+        for gap in (0.0, -1e-13, 1e-13):
+            t, _ = kernels.pair_toi(0.0, R + gap, 0.0, 31.3, 0.0, -980.0, R, 1e-8, 1.0, method)
+            assert abs(t - 2 * 31.3 / 980.0) <= kernels.BISECTION_TOL + 1e-12, (method, gap, t)
 
 
 def test_pair_toi_grazing_miss(kernels):
