@@ -133,6 +133,24 @@ def _separation(dx, dy, dvx, dvy, dax, day, R, t):
 
 
 @kernel
+def _parted(dx, dy, dvx, dvy, dax, day, R, h):
+    """For touching balls that are parting: (t, False) for the first probe time
+    t = BISECTION_TOL x 2^k at which they are apart; (t, True) for a probe at
+    which they approach again without having been seen apart (an excursion too
+    short to resolve: the contact is at t); (inf, False) if neither within h."""
+    t = BISECTION_TOL
+    while t <= h:
+        px = dx + (dvx + 0.5 * dax * t) * t
+        py = dy + (dvy + 0.5 * day * t) * t
+        if math.sqrt(px * px + py * py) - R > 0.0:
+            return t, False
+        if px * (dvx + dax * t) + py * (dvy + day * t) < 0.0:
+            return t, True
+        t *= 2.0
+    return INF, False
+
+
+@kernel
 def pair_toi_bisection(dx, dy, dvx, dvy, dax, day, R, h):
     """Contact time by bisection on the separation s(t) = |dp(t)| - R.
 
@@ -144,9 +162,18 @@ def pair_toi_bisection(dx, dy, dvx, dvy, dax, day, R, h):
     first negative probe brackets the first contact) find a time with s <= 0;
     bisection then narrows [s > 0, s <= 0] to BISECTION_TOL and returns the
     s > 0 end, so the balls never overlap at the contact.
+
+    Balls touching now (s <= 0) are parting: pair_toi has answered the
+    approaching and resting cases. The contact to find is the next one, after
+    they part (like the analytic method's first *downward* crossing), so the
+    search starts at the first doubling probe at which they are apart.
     """
     accel = math.sqrt(dax * dax + day * day)
     t = 0.0
+    if _separation(dx, dy, dvx, dvy, dax, day, R, 0.0) <= 0.0:
+        t, again = _parted(dx, dy, dvx, dvy, dax, day, R, h)
+        if again or t == INF:
+            return t
     for _ in range(BISECTION_MAX_STEPS):
         px = dx + (dvx + 0.5 * dax * t) * t
         py = dy + (dvy + 0.5 * day * t) * t
