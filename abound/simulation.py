@@ -322,6 +322,11 @@ class Simulation:
             w.wake_all(self._gravity)
             self._backend.settle_overlaps(w.ball_arrays(), w.wall_arrays(), params)
             self._dirty = False
+        if np.all((w.mode[:w.n] == ASLEEP) | (w.mode[:w.n] == PINNED)):
+            # Nothing moves and nothing can wake a sleeper: a settled scene costs nothing.
+            self.time += dt
+            self.last_stats = StepStats()
+            return self.last_stats
         raw = self._backend.step(w.ball_arrays(), w.wall_arrays(), params, dt)
         self.time += dt
         n = w.n
