@@ -1181,12 +1181,15 @@ def settle_overlaps(B, W, params):
     """Push overlapping balls apart (positions only, no velocity): after the
     user adds balls on top of others, edits the state, or shrinks the box.
     Iterated projection, heavier balls moving less, pinned not at all;
-    coincident centres separate along a direction set by their indices."""
+    coincident centres separate along a direction set by their indices; balls
+    across an interior segment move off it."""
     pos, radius, inv_mass, mode = B[0], B[4], B[5], B[7]
     n = len(radius)
     width, height = params[P_WIDTH], params[P_HEIGHT]
     clamp_into_box(B, width, height)
     if n < 2:
+        push_off_segments(B, W)
+        clamp_into_box(B, width, height)
         return
     cand = np.empty(n, dtype=np.int64)
     for it in range(200):
@@ -1220,6 +1223,39 @@ def settle_overlaps(B, W, params):
                 pos[i, 1] -= si * dy / d
                 pos[j, 0] += sj * dx / d
                 pos[j, 1] += sj * dy / d
+        worst = max(worst, push_off_segments(B, W))
         clamp_into_box(B, width, height)
         if worst <= 1e-9:
             break
+
+
+@kernel
+def push_off_segments(B, W):
+    """Move each free ball that overlaps an interior segment off it, to the side
+    its centre is on (a centre on the segment goes to the normal's side);
+    returns the largest overlap / radius found."""
+    pos, radius, mode = B[0], B[4], B[7]
+    wp0, wp1, wn, wt, wlen, wc, we, wkind = W
+    worst = 0.0
+    for i in range(len(radius)):
+        if mode[i] == PINNED:
+            continue
+        r = radius[i]
+        for w in range(len(wc)):
+            if wkind[w] != SEGMENT:
+                continue
+            u = wt[w, 0] * (pos[i, 0] - wp0[w, 0]) + wt[w, 1] * (pos[i, 1] - wp0[w, 1])
+            u = min(max(u, 0.0), wlen[w])
+            dx = pos[i, 0] - (wp0[w, 0] + u * wt[w, 0])
+            dy = pos[i, 1] - (wp0[w, 1] + u * wt[w, 1])
+            d = math.sqrt(dx * dx + dy * dy)
+            over = r - d
+            if over <= 1e-12 * r:
+                continue
+            worst = max(worst, over / r)
+            if d == 0.0:
+                dx, dy, d = wn[w, 0], wn[w, 1], 1.0
+            push = over * (1.0 + 1e-9) + 1e-12 * r
+            pos[i, 0] += push * dx / d
+            pos[i, 1] += push * dy / d
+    return worst
