@@ -16,64 +16,27 @@ import json
 import math
 import sys
 import time
+from abound.cli.args import box_size, count, positive
 
 BACKENDS = ("auto", "fast", "reference")
 BALL_TOI = ("analytic", "bisection")
 OVERLAP_SAMPLES = 10      # frames at which the overlap is measured (untimed), the last one included
 
 
-def _size(text):
-    import argparse
-    try:
-        w, h = text.lower().split("x")
-        w, h = float(w), float(h)
-        if not (w > 0 and h > 0 and math.isfinite(w) and math.isfinite(h)):
-            raise ValueError
-        return (w, h)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"size must be WIDTHxHEIGHT, e.g. 1920x1080, not {text!r}") from None
-
-
-def _positive(kind):
-    import argparse
-
-    def conv(text):
-        try:
-            v = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a {kind.__name__}: {text!r}") from None
-        if not (v > 0 and math.isfinite(v)):
-            raise argparse.ArgumentTypeError(f"must be positive, not {text}")
-        return v
-    conv.__name__ = kind.__name__
-    return conv
-
-
-def _nonnegative_int(text):
-    import argparse
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, not {v}")
-    return v
-
-
 def add_arguments(parser):
     parser.add_argument("scene", nargs="?", metavar="SCENE",
                         help="scene file or shipped scene name (default: the embedded default scene)")
-    parser.add_argument("--balls", type=_positive(int), metavar="N",
+    parser.add_argument("--balls", type=positive(int), metavar="N",
                         help="total number of random ([[spawn]]) balls, groups scaled proportionally")
-    parser.add_argument("--frames", type=_positive(int), default=300, metavar="F",
+    parser.add_argument("--frames", type=positive(int), default=300, metavar="F",
                         help="frames to step (default 300)")
     parser.add_argument("--backend", choices=BACKENDS, help="physics backend (default: the scene's)")
     parser.add_argument("--ball-toi", choices=BALL_TOI, dest="ball_toi",
                         help="ball-ball time-of-impact method (default: the scene's)")
-    parser.add_argument("--dt", type=_positive(float), metavar="DT",
+    parser.add_argument("--dt", type=positive(float), metavar="DT",
                         help="seconds per frame (default: the scene's [physics] dt)")
-    parser.add_argument("--seed", type=_nonnegative_int, metavar="S", help="override the scene's seeds")
-    parser.add_argument("--size", type=_size, metavar="WxH", help="override the box size, e.g. 1920x1080")
+    parser.add_argument("--seed", type=count(0), metavar="S", help="override the scene's seeds")
+    parser.add_argument("--size", type=box_size, metavar="WxH", help="override the box size, e.g. 1920x1080")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.add_argument("--render", action="store_true",
                         help="benchmark the renderer instead (abound.render.bench; needs OpenGL)")

@@ -11,30 +11,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-
-
-def _size(text):
-    import argparse
-    from abound.render.style import parse_size
-    try:
-        return parse_size(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _count(lo):
-    import argparse
-
-    def conv(text):
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-        if v < lo:
-            raise argparse.ArgumentTypeError(f"must be >= {lo}, not {v}")
-        return v
-    conv.__name__ = "int"
-    return conv
+from abound.cli.args import count, image_size
 
 
 def add_arguments(parser):
@@ -42,16 +19,16 @@ def add_arguments(parser):
                         help="scene file or shipped scene name (default: the embedded default scene)")
     parser.add_argument("--replay", metavar="FILE",
                         help="render a run recorded with 'abound demo --record FILE' instead of a scene")
-    parser.add_argument("--frames", type=_count(1), metavar="N",
+    parser.add_argument("--frames", type=count(1), metavar="N",
                         help="frames to write (default 60; with --replay, every recorded frame)")
     parser.add_argument("--out", metavar="DIR", help="directory for the numbered PNGs frame_00000.png, ...")
-    parser.add_argument("--every", type=_count(1), default=1, metavar="K",
+    parser.add_argument("--every", type=count(1), default=1, metavar="K",
                         help="physics steps between written frames (default 1)")
-    parser.add_argument("--size", type=_size, metavar="WxH",
+    parser.add_argument("--size", type=image_size, metavar="WxH",
                         help="frame size in pixels (default 640x480, with --replay the recorded window's; "
                              "the box is scaled to fit)")
-    parser.add_argument("--seed", type=_count(0), metavar="S", help="override the scene's seeds")
-    parser.add_argument("--balls", type=_count(1), metavar="N", help="total number of random ([[spawn]]) balls")
+    parser.add_argument("--seed", type=count(0), metavar="S", help="override the scene's seeds")
+    parser.add_argument("--balls", type=count(1), metavar="N", help="total number of random ([[spawn]]) balls")
     parser.add_argument("--gif", metavar="FILE", help="also write an animated GIF (Pillow)")
     parser.add_argument("--mp4", metavar="FILE", help="also write an MP4 video (needs ffmpeg on the PATH)")
 

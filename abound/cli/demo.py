@@ -24,43 +24,20 @@ import time
 import numpy as np
 
 from abound.control import BACKENDS, GRAVITY_FACTOR, TILT_DEGREES, Controller
+from abound.cli.args import count, image_size
 
 MAX_STEPS_PER_FRAME = 4
 FLING_GAIN = 4.0       # velocity (px/s) per pixel of drag
 
 
-def _size(text):
-    import argparse
-    from abound.render.style import parse_size
-    try:
-        return parse_size(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _count(lo):
-    import argparse
-
-    def conv(text):
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-        if v < lo:
-            raise argparse.ArgumentTypeError(f"must be >= {lo}, not {v}")
-        return v
-    conv.__name__ = "int"
-    return conv
-
-
 def add_arguments(parser):
     parser.add_argument("scene", nargs="?", metavar="SCENE",
                         help="scene file or shipped scene name (default: the embedded default scene)")
-    parser.add_argument("--frames", type=_count(1), metavar="N", help="quit after N frames (for tests)")
-    parser.add_argument("--size", type=_size, metavar="WxH", help="window size (default: the scene's box)")
-    parser.add_argument("--balls", type=_count(1), metavar="N", help="total number of random ([[spawn]]) balls")
+    parser.add_argument("--frames", type=count(1), metavar="N", help="quit after N frames (for tests)")
+    parser.add_argument("--size", type=image_size, metavar="WxH", help="window size (default: the scene's box)")
+    parser.add_argument("--balls", type=count(1), metavar="N", help="total number of random ([[spawn]]) balls")
     parser.add_argument("--backend", choices=("auto",) + BACKENDS, help="physics backend (default: the scene's)")
-    parser.add_argument("--seed", type=_count(0), metavar="S", help="override the scene's seeds")
+    parser.add_argument("--seed", type=count(0), metavar="S", help="override the scene's seeds")
     parser.add_argument("--record", metavar="FILE",
                         help="record the run (scene, seed and your inputs) to a replay log for 'abound replay'")
     parser.add_argument("--video", metavar="FILE",

@@ -9,25 +9,14 @@ the log the last frame stays up (with ``--headless`` the command ends); a
 final state that differs from the recorded one is reported.
 """
 import sys
+from abound.cli.args import count
 
 
-def _count(text):
-    import argparse
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, not {v}")
-    return v
-
-
-_count.__name__ = "int"
 
 
 def add_arguments(parser):
     parser.add_argument("file", metavar="FILE", help="a replay log written by 'abound demo --record FILE'")
-    parser.add_argument("--frames", type=_count, metavar="N", help="quit after N frames")
+    parser.add_argument("--frames", type=count(1), metavar="N", help="quit after N frames")
     parser.add_argument("--headless", action="store_true",
                         help="draw offscreen (EGL) with no display; ends with the log")
 

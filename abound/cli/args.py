@@ -1,0 +1,53 @@
+"""Argument types shared by the commands: each turns a word into a value or
+raises argparse.ArgumentTypeError with a one-line reason."""
+import argparse
+import math
+
+
+def count(lo):
+    """An integer >= lo."""
+    def conv(text):
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if v < lo:
+            raise argparse.ArgumentTypeError(f"must be >= {lo}, not {v}")
+        return v
+    conv.__name__ = "int"
+    return conv
+
+
+def positive(kind):
+    """A finite number of type kind (int or float) > 0."""
+    def conv(text):
+        try:
+            v = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a {kind.__name__}: {text!r}") from None
+        if not (v > 0 and math.isfinite(v)):
+            raise argparse.ArgumentTypeError(f"must be positive, not {text}")
+        return v
+    conv.__name__ = kind.__name__
+    return conv
+
+
+def image_size(text):
+    """WIDTHxHEIGHT in whole pixels, for windows and frames."""
+    from abound.render.style import parse_size
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def box_size(text):
+    """WIDTHxHEIGHT in px (any positive numbers), for the simulation box."""
+    try:
+        w, h = text.lower().split("x")
+        w, h = float(w), float(h)
+        if not (w > 0 and h > 0 and math.isfinite(w) and math.isfinite(h)):
+            raise ValueError
+        return (w, h)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"size must be WIDTHxHEIGHT, e.g. 1920x1080, not {text!r}") from None
