@@ -24,7 +24,7 @@ import json
 import math
 
 from abound.control import ACTIONS, BACKENDS, BALL_TOI, Controller, state_digest
-from abound.errors import SceneError
+from abound.errors import SceneError, read_user_file
 
 FORMAT = 1
 MAGIC = "abound_replay"
@@ -87,26 +87,18 @@ class ReplayWriter:
 # -- reading ---------------------------------------------------------------------------
 def _lines(path, name):
     """(line number, object) for each line of the log, or a one-line ReplayError."""
-    try:
-        f = open(path, "rb")
-    except FileNotFoundError:
-        raise ReplayError(f"{name}: no such file") from None
-    except IsADirectoryError:
-        raise ReplayError(f"{name}: is a directory, not a replay log") from None
-    except OSError as exc:
-        raise ReplayError(f"{name}: cannot read: {exc.strerror or exc}") from None
-    with f:
-        for no, raw in enumerate(f, 1):
-            try:
-                obj = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
-            except (UnicodeDecodeError, ValueError):
-                if no == 1:
-                    raise ReplayError(f"{name}: not an abound replay log (line 1 is not a JSON object)") from None
-                cut = "" if raw.endswith(b"\n") else " (the file is cut short)"
-                raise ReplayError(f"{name}: line {no}: not valid JSON{cut}") from None
-            if not isinstance(obj, dict):
-                raise ReplayError(f"{name}: line {no}: not a JSON object")
-            yield no, obj
+    data = read_user_file(path, name, "replay log", ReplayError)
+    for no, raw in enumerate(data.splitlines(keepends=True), 1):
+        try:
+            obj = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+        except (UnicodeDecodeError, ValueError):
+            if no == 1:
+                raise ReplayError(f"{name}: not an abound replay log (line 1 is not a JSON object)") from None
+            cut = "" if raw.endswith(b"\n") else " (the file is cut short)"
+            raise ReplayError(f"{name}: line {no}: not valid JSON{cut}") from None
+        if not isinstance(obj, dict):
+            raise ReplayError(f"{name}: line {no}: not a JSON object")
+        yield no, obj
 
 
 def _no_constant(text):

@@ -461,25 +461,24 @@ def grid_candidates(G, B, i, T, out):
         for ix in range(ix0, ix1 + 1):
             c = iy * nx + ix
             for k in range(start[c], start[c + 1]):
-                j = cell_ball[k]
-                if j != i and stamp[j] != q:
-                    stamp[j] = q
-                    out[m] = j
-                    m += 1
+                m = _offer(cell_ball[k], i, q, stamp, out, m)
             k = head[c]
             while k >= 0:
-                j = ent_ball[k]
-                if j != i and stamp[j] != q:
-                    stamp[j] = q
-                    out[m] = j
-                    m += 1
+                m = _offer(ent_ball[k], i, q, stamp, out, m)
                 k = ent_next[k]
     for k in range(meta[3]):
-        j = big[k]
-        if j != i and stamp[j] != q:
-            stamp[j] = q
-            out[m] = j
-            m += 1
+        m = _offer(big[k], i, q, stamp, out, m)
+    return m
+
+
+@kernel
+def _offer(j, i, q, stamp, out, m):
+    """Add ball j to the m candidates of query q of ball i unless it is i or
+    already there; returns the new count."""
+    if j != i and stamp[j] != q:
+        stamp[j] = q
+        out[m] = j
+        return m + 1
     return m
 
 
@@ -1060,7 +1059,7 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget):
     makes room and calls again; it resumes where it stopped (S[5], S[6]).
     Returns True when done."""
     cand, todo, normals, stack, tlast, rapid, resume, resume_t = S
-    mode, count, vel = B[7], B[8], B[1]
+    mode, count = B[7], B[8]
     rest_speed = max(params[P_REST_SPEED], V_EPS)
     n = len(B[4])
     nwalls = len(W[0])
@@ -1137,7 +1136,7 @@ def finish(B, params, dt, in_time):
     """End of a part of a step: bring every ball to dt (unless the budget
     stopped the step: then each stays where it is), release frozen balls,
     guard the box."""
-    pos, vel, acc, tloc, radius, mode, count = B[0], B[1], B[2], B[3], B[4], B[7], B[8]
+    acc, tloc, radius, mode, count = B[2], B[3], B[4], B[7], B[8]
     gx, gy = params[P_GX], params[P_GY]
     for i in range(len(radius)):
         if in_time:

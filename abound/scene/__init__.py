@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from abound.errors import SceneError
+from abound.errors import SceneError, read_user_file
 from abound.scene import schema
 from abound.scene.schema import MAX_BALLS, Ctx, normalize
 
@@ -51,14 +51,7 @@ def resolve_source(source):
 def read_scene(path, name=None):
     """Parse a TOML file; unreadable files and syntax errors become one-line SceneErrors."""
     name = str(path) if name is None else name
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise SceneError(f"{name}: no such file") from None
-    except IsADirectoryError:
-        raise SceneError(f"{name}: is a directory, not a scene file") from None
-    except OSError as exc:
-        raise SceneError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    data = read_user_file(path, name, "scene file")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
