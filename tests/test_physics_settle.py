@@ -70,3 +70,62 @@ def test_a_ball_built_across_a_segment_ends_on_its_centre_side(backend, y, side)
     sim.step(1 / 60)
     assert sim.positions[0, 1] == pytest.approx(100.0 + side * 10.0, abs=1e-6)
     assert sim.max_overlap() <= 1e-9
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("e", [0.5, 0.8])
+def test_a_dropped_ball_rests_when_the_geometric_series_says(backend, e):
+    """Impact k (k = 0 first) comes at t0 + (2 v0 / g) (e + ... + e^k) and
+    leaves at v0 e^(k+1); the first impact that leaves slower than rest_speed
+    puts the ball to sleep on the floor (the engine's rest rule)."""
+    g, r, h0, rest = 980.0, 10.0, 200.0, 10.0
+    t0 = np.sqrt(2.0 * h0 / g)
+    v0 = g * t0
+    k = int(np.ceil(np.log(rest / v0) / np.log(e))) - 1  # first k with v0 e^(k+1) < rest
+    assert v0 * e ** (k + 1) < rest <= v0 * e ** k
+    t_rest = t0 + 2.0 * v0 / g * sum(e ** j for j in range(1, k + 1))
+    sim = Simulation(200, 400, gravity=(0.0, -g), backend=backend, rest_speed=rest)
+    sim.add_ball(100.0, r + h0, radius=r, restitution=e)
+    sim.step(t_rest - 1e-4)
+    assert sim.positions[0, 1] > r + 1e-6  # still in the air, just before the last impact
+    sim.step(2e-4)
+    assert sim.positions[0, 1] == pytest.approx(r, abs=1e-9)
+    assert np.all(sim.velocities[0] == 0.0)
+    for _ in range(30):
+        sim.step(1 / 60)
+    assert sim.positions[0, 1] == pytest.approx(r, abs=1e-9)
+
+
+def test_energy_is_conserved_over_100000_collisions():
+    """Every restitution 1, rest speed 0: kinetic plus potential energy stays put."""
+    rng = np.random.default_rng(11)
+    sim = Simulation(640, 480, backend="fast", rest_speed=0.0)
+    n = 400
+    k = np.arange(n)
+    pos = np.stack([16.0 + 31.0 * (k % 20), 16.0 + 23.0 * (k // 20)], 1)
+    sim.add_balls(pos, rng.normal(0.0, 400.0, (n, 2)), radius=rng.uniform(3.0, 7.0, n))
+    e0 = sim.energy()
+    contacts = 0
+    while contacts < 100_000:
+        stats = sim.step(1 / 60)
+        contacts += stats.contacts
+        assert stats.frozen == 0
+    assert abs(sim.energy() - e0) <= 1e-9 * abs(e0)
+    assert sim.max_overlap() <= 1e-6
+
+
+def test_reference_and_fast_agree_on_a_short_run():
+    """Same source, two speeds: the same contacts and positions to 1e-9 relative."""
+    def build(backend):
+        rng = np.random.default_rng(5)
+        sim = Simulation(400, 300, backend=backend)
+        k = np.arange(40)
+        pos = np.stack([20.0 + 45.0 * (k % 8), 30.0 + 50.0 * (k // 8)], 1)
+        sim.add_balls(pos, rng.normal(0.0, 150.0, (40, 2)), radius=rng.uniform(4.0, 9.0, 40),
+                      restitution=rng.uniform(0.6, 1.0, 40))
+        return sim
+    ref, fast = build("reference"), build("fast")
+    for _ in range(6):
+        a, b = ref.step(1 / 60), fast.step(1 / 60)
+        assert (a.ball_ball, a.ball_wall) == (b.ball_ball, b.ball_wall)
+    np.testing.assert_allclose(fast.positions, ref.positions, rtol=1e-9, atol=1e-9)
