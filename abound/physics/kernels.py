@@ -44,8 +44,12 @@ def line_toi(gap, vn, an, touch, h, allow_now):
             return 0.0, False
         if an < 0.0 and (vn <= V_EPS or vn * vn <= -2.0 * an * touch):
             return 0.0, True  # resting: see pair_toi
-        # inside the line now and moving out: a contact if it comes back (not deeper)
-        gap = max(gap, 0.0)
+        # inside the line by round-off and moving out: a contact if it comes back
+        # (not deeper). A deeper gap is a ball beyond a segment's end, overlapping
+        # only the line's extension: its contact with the face is where the gap
+        # really closes, later than its return to the present depth.
+        if gap >= -touch:
+            gap = max(gap, 0.0)
     n, r0, r1 = quadratic_roots(0.5 * an, vn, gap)
     if n > 0 and 0.0 <= r0 <= h and vn + an * r0 < 0.0:
         return r0, False
