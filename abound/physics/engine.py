@@ -70,7 +70,8 @@ Events are exact whatever k; only round-off differs.
 Budgets. A step resolves at most MAX_BALL_EVENTS events per ball and
 MAX_EVENTS_BASE + MAX_EVENTS_PER_BALL x N in all. A ball over its budget is
 FROZEN for the rest of the step (it keeps its velocity, stops in place and acts
-as a fixed obstacle); over the total budget every ball stops where it is.
+as a fixed obstacle); over the total budget every ball stops at the time of
+the first event left unresolved (StepStats.events is then the budget).
 Either way no ball overlaps, leaves the box or gains energy; the step only
 loses some time for those balls. StepStats.frozen reports it.
 """
@@ -1048,7 +1049,9 @@ def run_events(B, W, params, dt, stats, ball_events, budget):
          np.zeros(1, dtype=np.float64))  # ... and at what time
     while not event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget):
         H, G = reserve(H, G, n, len(W[0]))
-    finish(B, params, dt, stats[S_STOPPED] == 0)
+    # over the budget, every ball stops at the time of the first event left
+    # unresolved (event_loop leaves it in S[7]): all earlier ones are resolved
+    finish(B, params, S[7][0] if stats[S_STOPPED] else dt)
 
 
 @kernel
@@ -1083,10 +1086,11 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget):
         t, a, kind, b, ca, cb = heap_pop(H)
         if count[a] != ca or (kind == EV_BALL and count[b] != cb):
             continue  # stale: a trajectory changed since this was predicted
-        stats[S_EVENTS] += 1
-        if stats[S_EVENTS] > budget:
+        if stats[S_EVENTS] >= budget:
             stats[S_STOPPED] = 1
+            resume_t[0] = t
             return True
+        stats[S_EVENTS] += 1
         ball_events[a] += 1
         if kind == EV_BALL:
             ball_events[b] += 1
@@ -1132,15 +1136,16 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget):
 
 
 @kernel
-def finish(B, params, dt, in_time):
-    """End of a part of a step: bring every ball to dt (unless the budget
-    stopped the step: then each stays where it is), release frozen balls,
-    guard the box."""
+def finish(B, params, t_end):
+    """End of a part of a step: bring every ball to t_end (the part's dt, or
+    where the budget stopped it), release frozen balls, guard the box.
+
+    All balls go to one time: left at their own clocks, a ball that had no
+    event lately would still be where another has since arrived."""
     acc, tloc, radius, mode, count = B[2], B[3], B[4], B[7], B[8]
     gx, gy = params[P_GX], params[P_GY]
     for i in range(len(radius)):
-        if in_time:
-            sync(B, i, dt)
+        sync(B, i, t_end)
         tloc[i] = 0.0
         if mode[i] == FROZEN:
             mode[i] = FREE

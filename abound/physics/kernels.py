@@ -26,7 +26,7 @@ MIX_PRODUCT, MIX_MIN, MIX_MAX, MIX_MEAN = 0, 1, 2, 3
 
 # Bisection method: stop when the bracket is this narrow (s) ...
 BISECTION_TOL = 1e-12
-# ... and give up conservative advancement after this many steps (a graze).
+# ... and hand over to the analytic method after this many advancement steps (a graze).
 BISECTION_MAX_STEPS = 10000
 
 
@@ -44,8 +44,12 @@ def line_toi(gap, vn, an, touch, h, allow_now):
             return 0.0, False
         if an < 0.0 and (vn <= V_EPS or vn * vn <= -2.0 * an * touch):
             return 0.0, True  # resting: see pair_toi
-        # inside the line now and moving out: a contact if it comes back (not deeper)
-        gap = max(gap, 0.0)
+        # inside the line by round-off and moving out: a contact if it comes back
+        # (not deeper). A deeper gap is a ball beyond a segment's end, overlapping
+        # only the line's extension: its contact with the face is where the gap
+        # really closes, later than its return to the present depth.
+        if gap >= -touch:
+            gap = max(gap, 0.0)
     n, r0, r1 = quadratic_roots(0.5 * an, vn, gap)
     if n > 0 and 0.0 <= r0 <= h and vn + an * r0 < 0.0:
         return r0, False
@@ -98,12 +102,19 @@ def pair_toi(dx, dy, dvx, dvy, dax, day, R, touch, h, method):
         return pair_toi_bisection(dx, dy, dvx, dvy, dax, day, R, h), False
     if linear:
         return pair_toi_linear(dx, dy, dvx, dvy, R, gap, dist, h), False
+    return pair_toi_parabola(dx, dy, dvx, dvy, dax, day, gap * (dist + R), h), False
+
+
+@kernel
+def pair_toi_parabola(dx, dy, dvx, dvy, dax, day, c0, h):
+    """First time in (0, h] at which |dp + dv t + da t^2/2|^2 - R^2, a quartic
+    whose value now is c0 (given as gap (|dp| + R), without cancellation),
+    falls through zero; inf if it does not."""
     c4 = 0.25 * (dax * dax + day * day)
     c3 = dvx * dax + dvy * day
     c2 = dvx * dvx + dvy * dvy + dx * dax + dy * day
     c1 = 2.0 * (dx * dvx + dy * dvy)
-    c0 = gap * (dist + R)  # |dp|^2 - R^2 without cancellation
-    return first_down_crossing(c4, c3, c2, c1, c0, h), False
+    return first_down_crossing(c4, c3, c2, c1, c0, h)
 
 
 @kernel
@@ -154,14 +165,19 @@ def _parted(dx, dy, dvx, dvy, dax, day, R, h):
 def pair_toi_bisection(dx, dy, dvx, dvy, dax, day, R, h):
     """Contact time by bisection on the separation s(t) = |dp(t)| - R.
 
-    Bracketing by conservative advancement: from a time with s > 0, the gap
-    cannot close sooner than tau with |v| tau + |da| tau^2 / 2 = s (|v| the
-    relative speed now), so [t, t + tau] is contact-free and no contact is ever
-    skipped, however small and fast the balls. Probes ahead (2 tau; doubling
-    further when the relative motion is straight, where s is convex and the
-    first negative probe brackets the first contact) find a time with s <= 0;
-    bisection then narrows [s > 0, s <= 0] to BISECTION_TOL and returns the
-    s > 0 end, so the balls never overlap at the contact.
+    Straight relative motion (da = 0): s is convex and lowest at the closest
+    approach, so s there says whether the balls meet, and [now, closest
+    approach] brackets the first contact. On a parabola, bracketing by
+    conservative advancement: from a time with s > 0, the gap cannot close
+    sooner than tau with |v| tau + |da| tau^2 / 2 = s (|v| the relative speed
+    now), so [t, t + tau] is contact-free and no contact is ever skipped,
+    however small and fast the balls; a probe at 2 tau finds a time with
+    s <= 0. Bisection then narrows [s > 0, s <= 0] to BISECTION_TOL and returns
+    the s > 0 end, so the balls never overlap at the contact. Advancement
+    crawls when the balls graze (a tiny separation, a large tangential speed):
+    after BISECTION_MAX_STEPS, or when it cannot progress in floating point,
+    the analytic root isolation finishes the search - giving up with "no
+    contact" would let the balls pass through each other.
 
     Balls touching now (s <= 0) are parting: pair_toi has answered the
     approaching and resting cases. The contact to find is the next one, after
@@ -174,6 +190,7 @@ def pair_toi_bisection(dx, dy, dvx, dvy, dax, day, R, h):
         t, again = _parted(dx, dy, dvx, dvy, dax, day, R, h)
         if again or t == INF:
             return t
+    t0 = t
     for _ in range(BISECTION_MAX_STEPS):
         px = dx + (dvx + 0.5 * dax * t) * t
         py = dy + (dvy + 0.5 * day * t) * t
@@ -182,33 +199,46 @@ def pair_toi_bisection(dx, dy, dvx, dvy, dax, day, R, h):
         s = math.sqrt(px * px + py * py) - R
         if s <= 0.0:
             return t
-        if accel == 0.0 and px * vx + py * vy >= 0.0:
-            return INF  # straight motion, moving apart: never
+        if accel == 0.0:
+            b = px * vx + py * vy
+            if b >= 0.0:
+                return INF  # moving apart: never
+            hi = min(t - b / (vx * vx + vy * vy), h)  # the closest approach
+            if _separation(dx, dy, dvx, dvy, dax, day, R, hi) > 0.0:
+                return INF  # they pass each other
+            return _bisect_contact(dx, dy, dvx, dvy, dax, day, R, t, hi)
         w = math.sqrt(vx * vx + vy * vy)
         tau = 2.0 * s / (w + math.sqrt(w * w + 2.0 * accel * s))
         lo = t + tau
         if lo > h:
             return INF
-        step = 2.0 * tau
-        while True:
-            hi = t + step
-            if hi > h:
-                hi = h
-            if _separation(dx, dy, dvx, dvy, dax, day, R, hi) <= 0.0:
-                while hi - lo > BISECTION_TOL:
-                    mid = 0.5 * (lo + hi)
-                    if _separation(dx, dy, dvx, dvy, dax, day, R, mid) > 0.0:
-                        lo = mid
-                    else:
-                        hi = mid
-                return lo
-            if accel != 0.0 or hi >= h:
-                break
-            step *= 2.0
+        hi = min(t + 2.0 * tau, h)
+        if _separation(dx, dy, dvx, dvy, dax, day, R, hi) <= 0.0:
+            return _bisect_contact(dx, dy, dvx, dvy, dax, day, R, lo, hi)
         if lo <= t:
-            return INF  # no progress possible in floating point
+            break  # no progress possible in floating point
         t = lo
-    return INF
+    # the crawl did not finish: the quartic's first crossing after t0 (where they are apart)
+    px = dx + (dvx + 0.5 * dax * t0) * t0
+    py = dy + (dvy + 0.5 * day * t0) * t0
+    vx = dvx + dax * t0
+    vy = dvy + day * t0
+    dist = math.sqrt(px * px + py * py)
+    return t0 + pair_toi_parabola(px, py, vx, vy, dax, day, (dist - R) * (dist + R), h - t0)
+
+
+@kernel
+def _bisect_contact(dx, dy, dvx, dvy, dax, day, R, lo, hi):
+    """Narrow [lo, hi] (separation > 0 at lo, <= 0 at hi) to BISECTION_TOL; returns the lo end."""
+    while hi - lo > BISECTION_TOL:
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break  # neighbouring floats
+        if _separation(dx, dy, dvx, dvy, dax, day, R, mid) > 0.0:
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 @kernel
