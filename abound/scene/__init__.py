@@ -11,6 +11,7 @@ whose text is one line ``<file>: <where>: <reason>``.
 import copy
 import math
 import os
+import stat
 import tomllib
 from pathlib import Path
 
@@ -38,6 +39,8 @@ def resolve_source(source):
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         name = str(source)
+        if not name.strip():
+            raise SceneError(f"{name!r}: an empty name is not a scene file")
         if not path.exists() and os.sep not in name and "/" not in name:
             # a bare name like "galton" or "galton.toml": a shipped scene
             try:
@@ -48,10 +51,21 @@ def resolve_source(source):
     raise SceneError(f"a scene is a path, a dict or None, not {type(source).__name__}")
 
 
+MAX_SCENE_BYTES = 64 << 20  # a scene of 200,000 explicit balls takes about 20 MB
+
+
 def read_scene(path, name=None):
     """Parse a TOML file; unreadable files and syntax errors become one-line SceneErrors."""
     name = str(path) if name is None else name
     try:
+        info = Path(path).stat()  # before opening: opening a pipe would wait for a writer
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError
+        if not stat.S_ISREG(info.st_mode):
+            raise SceneError(f"{name}: not a regular file (a pipe or a device?), not a scene file")
+        if info.st_size > MAX_SCENE_BYTES:
+            raise SceneError(f"{name}: {info.st_size / 2**20:.0f} MB is too large for a scene file "
+                             f"(at most {MAX_SCENE_BYTES >> 20} MB)")
         data = Path(path).read_bytes()
     except FileNotFoundError:
         raise SceneError(f"{name}: no such file") from None
@@ -68,6 +82,8 @@ def read_scene(path, name=None):
     except tomllib.TOMLDecodeError as exc:
         msg = " ".join(str(exc).split())
         raise SceneError(f"{name}: TOML syntax error: {msg}") from None
+    except RecursionError:
+        raise SceneError(f"{name}: TOML nested too deeply (arrays or tables within each other)") from None
 
 
 def load_scene(source=None, *, seed=None, backend=None, balls=None, size=None):
