@@ -34,16 +34,18 @@ def _size(text):
         raise argparse.ArgumentTypeError(f"size must be WIDTHxHEIGHT, e.g. 1920x1080, not {text!r}") from None
 
 
-def _positive(kind):
+def _positive(kind, hi=None):
     import argparse
 
     def conv(text):
         try:
             v = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"not a {kind.__name__}: {text!r}") from None
+            raise argparse.ArgumentTypeError(f"not {'an integer' if kind is int else 'a number'}: {text!r}") from None
         if not (v > 0 and math.isfinite(v)):
             raise argparse.ArgumentTypeError(f"must be positive, not {text}")
+        if hi is not None and v > hi:
+            raise argparse.ArgumentTypeError(f"must be at most {hi:g}, not {text}")
         return v
     conv.__name__ = kind.__name__
     return conv
@@ -70,7 +72,7 @@ def add_arguments(parser):
     parser.add_argument("--backend", choices=BACKENDS, help="physics backend (default: the scene's)")
     parser.add_argument("--ball-toi", choices=BALL_TOI, dest="ball_toi",
                         help="ball-ball time-of-impact method (default: the scene's)")
-    parser.add_argument("--dt", type=_positive(float), metavar="DT",
+    parser.add_argument("--dt", type=_positive(float, hi=1.0), metavar="DT",
                         help="seconds per frame (default: the scene's [physics] dt)")
     parser.add_argument("--seed", type=_nonnegative_int, metavar="S", help="override the scene's seeds")
     parser.add_argument("--size", type=_size, metavar="WxH", help="override the box size, e.g. 1920x1080")
