@@ -1,4 +1,6 @@
 """Errors a user can cause, reported as one clear line."""
+import os
+import stat
 
 
 class SceneError(ValueError):
@@ -9,10 +11,19 @@ class SceneError(ValueError):
     """
 
 
-def read_user_file(path, name, kind, error=SceneError):
+def read_user_file(path, name, kind, error=SceneError, max_bytes=None):
     """The bytes of a file the user named, or ``error`` with one line saying why
-    not (``<name>: no such file``, ``is a directory, not a <kind>``, ``cannot read``)."""
+    not: no such file, a directory, not a regular file (a pipe would wait for
+    a writer), larger than max_bytes, or unreadable."""
     try:
+        info = os.stat(path)  # before opening: opening a pipe would block
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError
+        if not stat.S_ISREG(info.st_mode):
+            raise error(f"{name}: not a regular file (a pipe or a device?), not a {kind}")
+        if max_bytes is not None and info.st_size > max_bytes:
+            raise error(f"{name}: {info.st_size / 2**20:.0f} MB is too large for a {kind} "
+                        f"(at most {max_bytes >> 20} MB)")
         with open(path, "rb") as f:
             return f.read()
     except FileNotFoundError:

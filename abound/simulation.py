@@ -243,12 +243,14 @@ class Simulation:
             raise SceneError("ball position and velocity must be finite numbers")
         if not np.all((r > 0) & np.isfinite(r)):
             raise SceneError("ball radius must be a positive finite number")
-        if mass is None:
-            m = math.pi * r * r * self.density
-        else:
-            m = np.broadcast_to(np.asarray(mass, dtype=float), (k,)).copy()
-            if not np.all((m > 0) & np.isfinite(m)):
-                raise SceneError("ball mass must be a positive finite number")
+        with np.errstate(divide="ignore", over="ignore"):
+            if mass is None:
+                m = math.pi * r * r * self.density
+            else:
+                m = np.broadcast_to(np.asarray(mass, dtype=float), (k,)).copy()
+            # the engine divides by it: 1/m must be finite too (no denormal masses)
+            if not np.all((m > 0) & np.isfinite(m) & np.isfinite(1.0 / m)):
+                raise SceneError("ball mass must be a positive finite number (so must 1/mass and area x density)")
         e = np.broadcast_to(np.asarray(restitution, dtype=float), (k,)).copy()
         if not np.all((e >= 0) & (e <= 1)):
             raise SceneError("ball restitution must lie in 0..1")

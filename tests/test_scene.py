@@ -247,59 +247,10 @@ def test_shipped_scene_name_and_missing_path():
         build_simulation("nope/x.toml")
 
 
-# -- bad scenes through the command line ----------------------------------------------
-BAD = [
-    # (id, toml text, pieces the one line must contain)
-    ("typo", "[[spawn]]\ncount = 5\nrestitusion = 0.9\n",
-     ["unknown key 'restitusion' in [[spawn]] 1 - did you mean 'restitution'?"]),
-    ("section", "[wrold]\nwidth = 10\n", ["unknown section 'wrold'", "did you mean 'world'"]),
-    ("bool", "[world]\nwidth = true\n", ["[world]", "width", "must be a number"]),
-    ("nan", "[world]\ngravity = [0.0, nan]\n", ["[world]", "gravity", "finite"]),
-    ("inf", "[[balls]]\nx = inf\ny = 10\n", ["[[balls]] 1", "x ", "finite"]),
-    ("radius", "[[balls]]\nx = 100\ny = 100\nradius = -3\n", ["[[balls]] 1", "radius", "positive"]),
-    ("count0", "[[spawn]]\ncount = 0\n", ["[[spawn]] 1", "count", ">= 1"]),
-    ("restitution", "[[walls]]\nx0 = 1\ny0 = 1\nx1 = 9\ny1 = 9\nrestitution = 1.5\n",
-     ["[[walls]] 1", "restitution", "0..1"]),
-    ("width0", "[world]\nwidth = 0\n", ["[world]", "width", "positive"]),
-    ("absurd", "[[spawn]]\ncount = 300000\nradius = 0.5\n", ["too many balls", "300000", "200000"]),
-    ("nofit", "[world]\nwidth = 400\nheight = 300\n[[spawn]]\ncount = 5000\nradius = 8\n",
-     ["cannot place 5000 balls of radius 8 in [[spawn]] 1 without overlap (placed "]),
-    ("outside", "[[balls]]\nx = 2000\ny = 100\n", ["[[balls]] 1", "x = 2000", "outside"]),
-    ("syntax", "[world]\nwidth = = 3\n", ["TOML syntax error", "line 2"]),
-    ("enum", "[physics]\nbackend = \"fats\"\n", ["[physics]", "backend", "did you mean 'fast'"]),
-    ("table", "world = 3\n", ["[world] must be a table"]),
-    ("missing", "[[walls]]\nx0 = 1\ny0 = 2\nx1 = 3\n", ["[[walls]] 1", "missing key 'y1'"]),
-    ("range", "[[spawn]]\ncount = 3\nradius = [9, 3]\n", ["[[spawn]] 1", "radius", "min <= max"]),
-    ("colour", "[render]\nbackground = \"red\"\n", ["[render]", "background", "colour"]),
-    ("both", "[[spawn]]\ncount = 3\nmass = 1.0\ndensity = 2.0\n", ["[[spawn]] 1", "density or mass"]),
-    ("notarray", "[spawn]\ncount = 3\n", ["spawn", "array of tables"]),
-    ("integer", "[[pegs]]\nrows = 2.5\ncols = 3\nx0 = 10\ny0 = 10\ndx = 5\ndy = 5\n",
-     ["[[pegs]] 1", "rows", "integer"]),
-    ("wall0", "[[walls]]\nx0 = 5\ny0 = 5\nx1 = 5\ny1 = 5\n", ["[[walls]] 1", "distinct"]),
-    ("saver", "[saver]\nliven = \"jump\"\n", ["[saver]", "liven", "one of"]),
-    ("region", "[[spawn]]\ncount = 3\nregion = [2000, 0, 3000, 100]\n", ["[[spawn]] 1", "region", "outside"]),
-]
-
-
+# -- bad scenes: the corpus in tests/bad_scenes/ goes through every command (test_bad_input.py)
 def _check_cli(*files):
     return subprocess.run([sys.executable, "-m", "abound", "check", *map(str, files)],
                           capture_output=True, text=True, timeout=60)
-
-
-@pytest.mark.parametrize("case", BAD, ids=[c[0] for c in BAD])
-def test_bad_scene_is_one_line_exit_2(tmp_path, case):
-    ident, text, pieces = case
-    path = tmp_path / f"bad_{ident}.toml"
-    path.write_text(text)
-    proc = _check_cli(path)
-    assert proc.returncode == 2, proc
-    assert "Traceback" not in proc.stderr
-    lines = proc.stderr.splitlines()
-    assert len(lines) == 1, proc.stderr
-    assert lines[0].startswith(f"abound: error: {path}: ")
-    for piece in pieces:
-        assert piece in lines[0], (piece, lines[0])
-    assert proc.stdout == ""
 
 
 def test_typo_message_is_exact(tmp_path):
@@ -308,20 +259,6 @@ def test_typo_message_is_exact(tmp_path):
     proc = _check_cli(path)
     assert proc.stderr == (f"abound: error: {path}: unknown key 'restitusion' in [[spawn]] 1"
                            " - did you mean 'restitution'?\n")
-
-
-@pytest.mark.parametrize("kind", ["missing", "directory", "binary"])
-def test_unreadable_scene_files(tmp_path, kind):
-    path = tmp_path / "scene.toml"
-    if kind == "directory":
-        path.mkdir()
-    elif kind == "binary":
-        path.write_bytes(b"\xff\xfe\x00 not toml")
-    proc = _check_cli(path)
-    assert proc.returncode == 2
-    lines = proc.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"abound: error: {path}: ")
-    assert "Traceback" not in proc.stderr
 
 
 def test_dict_errors_name_the_scene():

@@ -26,15 +26,13 @@ import numpy as np
 import pytest
 
 from abound import Simulation
-from abound.physics.world import ASLEEP, FREE, FROZEN, PINNED, SLIDING
+from invariants import IN_FLIGHT, RESTING, overlaps
 
 pyglet = pytest.importorskip("pyglet")
 from abound.cli.saver import SaverApp  # noqa: E402
 
 DT = 1.0 / 60.0
 W, H = 1280, 720
-IN_FLIGHT = 1e-6   # largest overlap / radius where both sides are in flight
-RESTING = 1e-3     # ... where a ball rests (or slides, or sleeps)
 
 
 def soak_scene(balls, radius=(5.0, 9.0), stillness_seconds=3.0, liven="wave", seed=7):
@@ -49,49 +47,6 @@ def soak_scene(balls, radius=(5.0, 9.0), stillness_seconds=3.0, liven="wave", se
         "render": {"shading": False, "trails": 0.0, "hud": False},
         "saver": {"stillness_energy": 0.02, "stillness_seconds": stillness_seconds, "liven": liven},
     }
-
-
-def resting_balls(sim):
-    """Balls that rest: sliding, asleep or frozen, or free and slower than the rest speed."""
-    modes = sim.modes
-    speed = np.hypot(*sim.velocities.T)
-    return np.isin(modes, (SLIDING, ASLEEP, FROZEN)) | ((modes == FREE) & (speed < sim.rest_speed))
-
-
-def overlaps(sim):
-    """(largest overlap / radius in flight, largest where a ball rests), over ball pairs, the box and walls.
-
-    Computed here from the state alone: a pair rests when either of its
-    (unpinned) balls rests; pinned balls rest against nothing of their own.
-    """
-    pos, r = sim.positions, sim.radii
-    pinned = sim.modes == PINNED
-    rest = resting_balls(sim) & ~pinned
-    flight_worst = rest_worst = 0.0
-
-    def account(ov, rests):
-        nonlocal flight_worst, rest_worst
-        if ov.size:
-            flight_worst = max(flight_worst, float(np.max(ov[~rests], initial=0.0)))
-            rest_worst = max(rest_worst, float(np.max(ov[rests], initial=0.0)))
-
-    free = ~pinned
-    # the box: how far each ball pokes through each side
-    poke = np.stack([r - pos[:, 0], pos[:, 0] + r - sim.width, r - pos[:, 1], pos[:, 1] + r - sim.height], 1)
-    account((poke.max(axis=1) / r)[free], rest[free])
-    # interior segments, end points included
-    for x0, y0, x1, y1 in sim.walls:
-        p0, d = np.array([x0, y0]), np.array([x1 - x0, y1 - y0])
-        u = np.clip(((pos - p0) @ d) / (d @ d), 0.0, 1.0)
-        dist = np.hypot(*(pos - (p0 + u[:, None] * d)).T)
-        account(((r - dist) / r)[free], rest[free])
-    # ball pairs (i < j, not both pinned)
-    i, j = np.triu_indices(len(r), 1)
-    keep = ~(pinned[i] & pinned[j])
-    i, j = i[keep], j[keep]
-    dist = np.hypot(*(pos[i] - pos[j]).T)
-    account((r[i] + r[j] - dist) / np.minimum(r[i], r[j]), rest[i] | rest[j])
-    return flight_worst, rest_worst
 
 
 def rss_bytes():

@@ -26,6 +26,18 @@ def _fail(message):
     return 2
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors as one line, like every other bad input:
+    ``abound: error: argument --frames: must be >= 1, not 0 (see 'abound demo --help')``.
+    Subcommand parsers are made by the same class."""
+
+    help_command = None  # the top-level parser names the chosen command's --help
+
+    def error(self, message):
+        where = self.help_command or self.prog
+        self.exit(2, f"{PROG}: error: {' '.join(message.split())} (see '{where} --help')\n")
+
+
 def _load(name):
     """The command module, or a one-line reason why it cannot be loaded."""
     modname = f"abound.cli.{name}"
@@ -51,13 +63,15 @@ def _chosen(argv):
 
 def build_parser(argv):
     from abound import __version__
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=PROG,
         description="abound: balls bouncing under constant gravity, resolved exactly.",
         epilog=f"Run '{PROG} <command> --help' for a command's options.")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="<command>")
     name = _chosen(argv)
+    if name:
+        parser.help_command = f"{PROG} {name}"  # e.g. unrecognized arguments after the command
     module = problem = None
     for cmd, text in COMMANDS.items():
         p = sub.add_parser(cmd, help=text, description=text)

@@ -18,15 +18,18 @@ def count(lo):
     return conv
 
 
-def positive(kind):
-    """A finite number of type kind (int or float) > 0."""
+def positive(kind, hi=None):
+    """A finite number of type kind (int or float) > 0 (and <= hi if given)."""
     def conv(text):
         try:
             v = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"not a {kind.__name__}: {text!r}") from None
+            raise argparse.ArgumentTypeError(
+                f"not {'an integer' if kind is int else 'a number'}: {text!r}") from None
         if not (v > 0 and math.isfinite(v)):
             raise argparse.ArgumentTypeError(f"must be positive, not {text}")
+        if hi is not None and v > hi:
+            raise argparse.ArgumentTypeError(f"must be at most {hi:g}, not {text}")
         return v
     conv.__name__ = kind.__name__
     return conv

@@ -33,7 +33,7 @@ def add_arguments(parser):
     parser.add_argument("--backend", choices=BACKENDS, help="physics backend (default: the scene's)")
     parser.add_argument("--ball-toi", choices=BALL_TOI, dest="ball_toi",
                         help="ball-ball time-of-impact method (default: the scene's)")
-    parser.add_argument("--dt", type=positive(float), metavar="DT",
+    parser.add_argument("--dt", type=positive(float, hi=1.0), metavar="DT",
                         help="seconds per frame (default: the scene's [physics] dt)")
     parser.add_argument("--seed", type=count(0), metavar="S", help="override the scene's seeds")
     parser.add_argument("--size", type=box_size, metavar="WxH", help="override the box size, e.g. 1920x1080")

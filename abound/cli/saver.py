@@ -30,16 +30,37 @@ LIVEN_KICK = 900.0        # px/s, upward speed of a "kick"
 
 
 def add_arguments(parser):
+    from abound.cli.demo import _count
     parser.add_argument("words", nargs="*", metavar="SCENE",
                         help="scene file or shipped scene name; also /s, /p HWND, /c (Windows conventions)")
-    parser.add_argument("--screen", default="0", metavar="N|all", help="screen number, or 'all' (default 0)")
-    parser.add_argument("--fps", type=float, default=60.0, metavar="F", help="frame-rate cap (default 60)")
+    parser.add_argument("--screen", type=_screen, default="0", metavar="N|all",
+                        help="screen number, or 'all' (default 0)")
+    parser.add_argument("--fps", type=_fps, default=60.0, metavar="F", help="frame-rate cap (default 60)")
     parser.add_argument("--window", action="store_true", help="preview in a normal window instead of fullscreen")
-    parser.add_argument("--frames", type=int, metavar="N", help="quit after N frames (for tests)")
-    parser.add_argument("--seed", type=int, metavar="S", help="override the scene's seeds")
+    parser.add_argument("--frames", type=_count(1), metavar="N", help="quit after N frames (for tests)")
+    parser.add_argument("--seed", type=_count(0), metavar="S", help="override the scene's seeds")
     parser.add_argument("--headless", action="store_true", help="draw offscreen (EGL), for tests")
     parser.add_argument("-root", dest="xs_root", action="store_true", help=argparse_suppress())
     parser.add_argument("-window-id", dest="xs_window", metavar="ID", help=argparse_suppress())
+
+
+def _screen(text):
+    import argparse
+    if text == "all" or (text.isdigit() and text.isascii()):
+        return text
+    raise argparse.ArgumentTypeError(f"must be a screen number (0, 1, ...) or 'all', not {text!r}")
+
+
+def _fps(text):
+    import argparse
+    import math
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (math.isfinite(v) and v > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive number of frames per second, not {text}")
+    return v
 
 
 def argparse_suppress():

@@ -38,6 +38,8 @@ def resolve_source(source):
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         name = str(source)
+        if not name.strip():
+            raise SceneError(f"{name!r}: an empty name is not a scene file")
         if not path.exists() and os.sep not in name and "/" not in name:
             # a bare name like "galton" or "galton.toml": a shipped scene
             try:
@@ -48,10 +50,13 @@ def resolve_source(source):
     raise SceneError(f"a scene is a path, a dict or None, not {type(source).__name__}")
 
 
+MAX_SCENE_BYTES = 64 << 20  # a scene of 200,000 explicit balls takes about 20 MB
+
+
 def read_scene(path, name=None):
     """Parse a TOML file; unreadable files and syntax errors become one-line SceneErrors."""
     name = str(path) if name is None else name
-    data = read_user_file(path, name, "scene file")
+    data = read_user_file(path, name, "scene file", max_bytes=MAX_SCENE_BYTES)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -61,6 +66,8 @@ def read_scene(path, name=None):
     except tomllib.TOMLDecodeError as exc:
         msg = " ".join(str(exc).split())
         raise SceneError(f"{name}: TOML syntax error: {msg}") from None
+    except RecursionError:
+        raise SceneError(f"{name}: TOML nested too deeply (arrays or tables within each other)") from None
 
 
 def load_scene(source=None, *, seed=None, backend=None, balls=None, size=None):

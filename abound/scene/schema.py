@@ -14,6 +14,11 @@ from abound.errors import SceneError
 from abound.simulation import DEFAULT_REST_SPEED, DEFAULT_DENSITY, RESTITUTION_MIX, BALL_TOI
 
 MAX_BALLS = 200_000
+# Numbers beyond these are mistakes (a unit gone wrong, a typo'd exponent) and
+# would take the physics out of what float64 resolves (masses of 1e300 make
+# energies overflow, a 1e-300 px box a grid of 1e11 cells): rejected.
+MAX_MAGNITUDE = 1e9    # the largest size of any number in a scene
+MIN_POSITIVE = 1e-9    # the smallest value of a number that must be positive
 BACKENDS = ("auto", "fast", "reference")
 COLOR_MODES = ("palette", "speed", "ball")
 LIVEN = ("wave", "kick", "gravity")
@@ -43,31 +48,38 @@ def _is_number(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def _show(v):
+def _show(v, limit=60):
+    """A value as the error message quotes it: short (a long string or a deep list is cut)."""
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, str):
-        return repr(v)
     if isinstance(v, dict):
         return "a table"
     if isinstance(v, list) and len(v) > 6:
         return f"a list of {len(v)} values"
-    return str(v)
+    text = repr(v) if isinstance(v, str) else str(v)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def number(lo=None, hi=None, positive=False):
-    """A finite int or float (never a bool), optionally positive or within lo..hi."""
+    """A finite int or float (never a bool) of size at most MAX_MAGNITUDE,
+    optionally positive (then at least MIN_POSITIVE) or within lo..hi."""
     def check(v, ctx, key):
         if not _is_number(v):
             raise ctx.error(f"must be a number, not {_show(v)}", key)
         v = float(v)
         if not math.isfinite(v):
             raise ctx.error(f"must be a finite number, not {_show(v)}", key)
+        if abs(v) > MAX_MAGNITUDE:
+            raise ctx.error(f"must be at most {MAX_MAGNITUDE:g} in size, not {_show(v)}", key)
         if positive and not v > 0:
             raise ctx.error(f"must be a positive number, not {_show(v)}", key)
+        if positive and v < MIN_POSITIVE:
+            raise ctx.error(f"must be at least {MIN_POSITIVE:g}, not {_show(v)}", key)
         if lo is not None and v < lo or hi is not None and v > hi:
             if hi is None:
                 raise ctx.error(f"must be >= {lo:g}, not {_show(v)}", key)
+            if lo is None:
+                raise ctx.error(f"must be <= {hi:g}, not {_show(v)}", key)
             raise ctx.error(f"must lie in {lo:g}..{hi:g}, not {_show(v)}", key)
         return v
     check.doc = "number"

@@ -1,0 +1,143 @@
+"""The physics core's promises, checked from a Simulation's state after a step.
+
+Shared by the robustness tests (issue 7) and the soak test. Everything is
+computed here from the public state (positions, radii, modes, masses,
+gravity, walls) with numpy, not taken from the engine's own measures:
+
+* no NaN or infinity in positions and velocities;
+* every ball that is not pinned lies inside the box (its whole disc);
+* overlaps (ball-ball, ball-box, ball-segment, as a fraction of the smaller
+  radius) at most IN_FLIGHT where both sides are in flight and RESTING where a
+  ball rests (issue 2's bounds);
+* energy (kinetic + gravitational potential of the unpinned balls) never
+  rises by more than round-off (every restitution is at most 1);
+* a step resolves at most the total event budget documented in engine.py.
+"""
+import numpy as np
+
+from abound.physics import engine
+from abound.physics.world import ASLEEP, FREE, FROZEN, PINNED, SLIDING
+
+IN_FLIGHT = 1e-6   # largest overlap / radius where both sides are in flight
+RESTING = 1e-3     # ... where a ball rests (or slides, or sleeps)
+ROUND_OFF = 1e-9   # energy may rise by this fraction of its scale (see energy_scale), no more
+
+
+def resting_balls(sim):
+    """Balls that rest: sliding, asleep or frozen, or free and slower than the rest speed."""
+    modes = sim.modes
+    speed = np.hypot(*sim.velocities.T)
+    return np.isin(modes, (SLIDING, ASLEEP, FROZEN)) | ((modes == FREE) & (speed < sim.rest_speed))
+
+
+def overlaps(sim):
+    """(largest overlap / radius in flight, largest where a ball rests), over ball pairs, the box and walls.
+
+    A pair rests when either of its (unpinned) balls rests; pinned balls rest
+    against nothing of their own.
+    """
+    pos, r = sim.positions, sim.radii
+    pinned = sim.modes == PINNED
+    rest = resting_balls(sim) & ~pinned
+    flight_worst = rest_worst = 0.0
+
+    def account(ov, rests):
+        nonlocal flight_worst, rest_worst
+        if ov.size:
+            flight_worst = max(flight_worst, float(np.max(ov[~rests], initial=0.0)))
+            rest_worst = max(rest_worst, float(np.max(ov[rests], initial=0.0)))
+
+    free = ~pinned
+    # the box: how far each ball pokes through each side
+    poke = np.stack([r - pos[:, 0], pos[:, 0] + r - sim.width, r - pos[:, 1], pos[:, 1] + r - sim.height], 1)
+    account((poke.max(axis=1) / r)[free], rest[free])
+    # interior segments, end points included
+    for x0, y0, x1, y1 in sim.walls:
+        p0, d = np.array([x0, y0]), np.array([x1 - x0, y1 - y0])
+        u = np.clip(((pos - p0) @ d) / (d @ d), 0.0, 1.0)
+        dist = np.hypot(*(pos - (p0 + u[:, None] * d)).T)
+        account(((r - dist) / r)[free], rest[free])
+    # ball pairs (i < j, not both pinned), in blocks of rows to bound memory
+    n = len(r)
+    for a in range(0, n, 512):
+        i, j = np.nonzero(np.arange(a, min(a + 512, n))[:, None] < np.arange(n)[None, :])
+        i += a
+        keep = ~(pinned[i] & pinned[j])
+        i, j = i[keep], j[keep]
+        dist = np.hypot(*(pos[i] - pos[j]).T)
+        account((r[i] + r[j] - dist) / np.minimum(r[i], r[j]), rest[i] | rest[j])
+    return flight_worst, rest_worst
+
+
+def energy_scale(sim):
+    """The size of the terms the energy sums: kinetic energy plus, per unpinned
+    ball, m |g| (width + height), a bound on its potential anywhere in the box."""
+    free = sim.modes != PINNED
+    reach = float(np.hypot(*sim.gravity)) * (sim.width + sim.height)
+    return sim.kinetic_energy() + float(np.sum(sim.masses[free])) * reach
+
+
+def event_budget(n):
+    """The total events one step may resolve with n balls (engine.py, "Budgets")."""
+    return engine.MAX_EVENTS_BASE + engine.MAX_EVENTS_PER_BALL * n
+
+
+class StepChecker:
+    """Steps a Simulation and checks every promise after each step.
+
+    ``edited()`` before a step says the state was changed from outside (the
+    box resized, gravity switched): that step may push balls apart or count
+    potential energy against a new gravity, so its energy is not compared.
+    """
+
+    def __init__(self, sim, in_flight=IN_FLIGHT, resting=RESTING, inside=True):
+        self.sim = sim
+        self.in_flight, self.resting, self.inside = in_flight, resting, inside
+        self.steps = 0
+        self.worst = [0.0, 0.0]   # overlaps seen: in flight, resting
+        self.events = 0
+        self.frozen = 0
+        self._energy = None
+        self.edited()
+
+    def edited(self):
+        self._energy = None
+
+    def step(self, dt=None):
+        sim = self.sim
+        before = None
+        if self._energy is None:
+            self._energy = sim.energy(), energy_scale(sim)
+        else:
+            before = self._energy
+        stats = sim.step(dt)
+        self.steps += 1
+        self.events += stats.events
+        self.frozen += stats.frozen
+        where = f"step {self.steps} (t = {sim.time:.6g} s)"
+        assert np.all(np.isfinite(sim.positions)) and np.all(np.isfinite(sim.velocities)), \
+            f"NaN or infinity in the state after {where}"
+        if self.inside:
+            self.check_inside(where)
+        flight, rest = overlaps(sim)
+        self.worst = [max(self.worst[0], flight), max(self.worst[1], rest)]
+        assert flight <= self.in_flight, f"overlap {flight:.3g} x radius in flight after {where}"
+        assert rest <= self.resting, f"overlap {rest:.3g} x radius at rest after {where}"
+        energy = sim.energy()
+        if before is not None:
+            e0, scale = before
+            assert energy <= e0 + ROUND_OFF * scale, \
+                f"energy rose from {e0!r} to {energy!r} (scale {scale:.3g}) in {where}"
+        self._energy = energy, energy_scale(sim)
+        assert stats.events <= event_budget(len(sim)), f"{stats.events} events in {where}"
+        return stats
+
+    def check_inside(self, where=""):
+        sim = self.sim
+        free = sim.modes != PINNED
+        pos, r = sim.positions[free], sim.radii[free]
+        size = np.array([sim.width, sim.height])
+        fits = 2.0 * r[:, None] <= size
+        # a ball wider than the box sits on its middle line (engine.clamp_into_box)
+        ok = np.where(fits, (pos >= r[:, None]) & (pos <= size - r[:, None]), pos == 0.5 * size)
+        assert ok.all(), f"a ball is outside the box after {where}: {pos[~ok.all(axis=1)][:3]}"
