@@ -30,15 +30,15 @@ LIVEN_KICK = 900.0        # px/s, upward speed of a "kick"
 
 
 def add_arguments(parser):
-    from abound.cli.demo import _count
+    from abound.cli.args import count
     parser.add_argument("words", nargs="*", metavar="SCENE",
                         help="scene file or shipped scene name; also /s, /p HWND, /c (Windows conventions)")
     parser.add_argument("--screen", type=_screen, default="0", metavar="N|all",
                         help="screen number, or 'all' (default 0)")
     parser.add_argument("--fps", type=_fps, default=60.0, metavar="F", help="frame-rate cap (default 60)")
     parser.add_argument("--window", action="store_true", help="preview in a normal window instead of fullscreen")
-    parser.add_argument("--frames", type=_count(1), metavar="N", help="quit after N frames (for tests)")
-    parser.add_argument("--seed", type=_count(0), metavar="S", help="override the scene's seeds")
+    parser.add_argument("--frames", type=count(1), metavar="N", help="quit after N frames (for tests)")
+    parser.add_argument("--seed", type=count(0), metavar="S", help="override the scene's seeds")
     parser.add_argument("--headless", action="store_true", help="draw offscreen (EGL), for tests")
     parser.add_argument("-root", dest="xs_root", action="store_true", help=argparse_suppress())
     parser.add_argument("-window-id", dest="xs_window", metavar="ID", help=argparse_suppress())
