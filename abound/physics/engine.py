@@ -307,16 +307,26 @@ def _cell_span(G, x0, y0, x1, y1):
 
 
 @kernel
-def grid_shape(B, width, height, dt):
-    """(cell size, nx, ny) for this step: cells about the size of a typical swept box."""
+def mean_sweep(B, dt, cap):
+    """(mean distance a ball can move in dt, each capped at cap; mean diameter)."""
     radius = B[4]
     n = len(radius)
-    total = 0.0
+    reach = 0.0
+    diameter = 0.0
     for i in range(n):
         vx, vy, ax, ay = effective_motion(B, i)
-        reach = math.sqrt(vx * vx + vy * vy) * dt + 0.5 * math.sqrt(ax * ax + ay * ay) * dt * dt
-        total += 2.0 * radius[i] + min(reach, 0.25 * (width + height))
-    h = total / max(n, 1)
+        r = math.sqrt(vx * vx + vy * vy) * dt + 0.5 * math.sqrt(ax * ax + ay * ay) * dt * dt
+        reach += min(r, cap)
+        diameter += 2.0 * radius[i]
+    return reach / max(n, 1), diameter / max(n, 1)
+
+
+@kernel
+def grid_shape(B, width, height, dt):
+    """(cell size, nx, ny) for this step: cells about the size of a typical swept box."""
+    n = len(B[4])
+    reach, diameter = mean_sweep(B, dt, 0.25 * (width + height))
+    h = reach + diameter
     # at most about 4 cells per ball (and at most 4 million)
     max_cells = min(4 * n + 64, 4000000)
     h = max(h, math.sqrt(width * height / max_cells), 1e-6 * (width + height))
@@ -643,6 +653,15 @@ def _held(normals, k, gx, gy):
 
 
 @kernel
+def segment_closest(W, w, px, py):
+    """The point of segment w nearest to (px, py)."""
+    wp0, wt, wlen = W[0], W[3], W[4]
+    u = wt[w, 0] * (px - wp0[w, 0]) + wt[w, 1] * (py - wp0[w, 1])
+    u = min(max(u, 0.0), wlen[w])
+    return wp0[w, 0] + u * wt[w, 0], wp0[w, 1] + u * wt[w, 1]
+
+
+@kernel
 def fixed_contacts(B, W, G, i, normals, cand):
     """Write the unit normals (into ball i) of the fixed things ball i touches -
     walls, segment ends, pinned and sleeping balls, within SLEEP_TOUCH x radius -
@@ -662,10 +681,7 @@ def fixed_contacts(B, W, G, i, normals, cand):
                 normals[k, 1] = wn[w, 1]
                 k += 1
         else:
-            u = wt[w, 0] * (px - wp0[w, 0]) + wt[w, 1] * (py - wp0[w, 1])
-            u = min(max(u, 0.0), wlen[w])
-            cx = wp0[w, 0] + u * wt[w, 0]
-            cy = wp0[w, 1] + u * wt[w, 1]
+            cx, cy = segment_closest(W, w, px, py)
             d = math.sqrt((px - cx) ** 2 + (py - cy) ** 2)
             if 0.0 < d <= r + tol:
                 normals[k, 0] = (px - cx) / d
@@ -676,7 +692,7 @@ def fixed_contacts(B, W, G, i, normals, cand):
         if k >= len(normals):
             break
         j = cand[q]
-        if mode[j] != ASLEEP and mode[j] != PINNED:
+        if not lasting(mode[j]):
             continue
         dx, dy = px - pos[j, 0], py - pos[j, 1]
         d = math.sqrt(dx * dx + dy * dy)
@@ -1014,18 +1030,10 @@ def substeps(B, params, dt):
     its part: when balls move many diameters per step, shorter sweeps meet
     far fewer candidates, and that outweighs the work each part repeats.
     """
-    radius = B[4]
-    n = len(radius)
-    if n == 0:
+    if len(B[4]) == 0:
         return 1
-    reach = 0.0
-    diameter = 0.0
-    for i in range(n):
-        vx, vy, ax, ay = effective_motion(B, i)
-        reach += math.sqrt(vx * vx + vy * vy) * dt + 0.5 * math.sqrt(ax * ax + ay * ay) * dt * dt
-        diameter += 2.0 * radius[i]
-    k = int(reach / diameter)
-    return min(max(k, 1), MAX_SUBSTEPS)
+    reach, diameter = mean_sweep(B, dt, INF)
+    return min(max(int(reach / diameter), 1), MAX_SUBSTEPS)
 
 
 @allocating
@@ -1248,10 +1256,9 @@ def push_off_segments(B, W):
         for w in range(len(wc)):
             if wkind[w] != SEGMENT:
                 continue
-            u = wt[w, 0] * (pos[i, 0] - wp0[w, 0]) + wt[w, 1] * (pos[i, 1] - wp0[w, 1])
-            u = min(max(u, 0.0), wlen[w])
-            dx = pos[i, 0] - (wp0[w, 0] + u * wt[w, 0])
-            dy = pos[i, 1] - (wp0[w, 1] + u * wt[w, 1])
+            cx, cy = segment_closest(W, w, pos[i, 0], pos[i, 1])
+            dx = pos[i, 0] - cx
+            dy = pos[i, 1] - cy
             d = math.sqrt(dx * dx + dy * dy)
             over = r - d
             if over <= 1e-12 * r:
