@@ -11,7 +11,7 @@ import numpy as np
 
 from abound.errors import SceneError
 from abound.physics import backends
-from abound.physics.world import World, FREE, SLIDING, ASLEEP, PINNED, FROZEN, BOX_WALLS
+from abound.physics.world import World, ASLEEP, PINNED, BOX_WALLS
 
 DEFAULT_REST_SPEED = 10.0  # px/s: slower contacts are inelastic and may put a ball to sleep
 DEFAULT_DENSITY = 1.0  # mass per px^2 when a ball's mass is not given

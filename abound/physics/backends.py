@@ -23,7 +23,8 @@ def _load_reference():
     return engine
 
 
-SOURCES = ("roots.py", "kernels.py", "engine.py", "_jit.py")
+CACHED = ("roots", "kernels", "engine")  # the modules numba caches code for
+SOURCES = tuple(name + ".py" for name in CACHED) + ("_jit.py",)
 
 
 def _drop_stale_cache(folder):
@@ -48,7 +49,7 @@ def _drop_stale_cache(folder):
     try:
         os.makedirs(cache, exist_ok=True)
         for name in os.listdir(cache):
-            if name.endswith((".nbi", ".nbc")) and name.split(".")[0] in ("roots", "kernels", "engine"):
+            if name.endswith((".nbi", ".nbc")) and name.split(".")[0] in CACHED:
                 os.remove(os.path.join(cache, name))
         with open(stamp, "w") as f:
             f.write(digest.hexdigest())
