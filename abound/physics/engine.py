@@ -62,9 +62,9 @@ use a restitution threshold with a supported state and sleeping:
 The single dropped ball thus stops at the time the geometric series of its
 bounces predicts, up to the last bounces slower than rest_speed.
 
-Parts. A step of dt runs as k equal parts (substeps), k about the typical
-distance a ball moves in dt over the typical diameter: the broad phase
-sweeps each ball over one part, and short sweeps meet far fewer candidates.
+Parts. A step of dt runs as k equal parts (substeps): the broad phase sweeps
+each ball over one part, and when balls are dense and move several diameters
+per step, short sweeps meet far fewer candidates (see substeps).
 Events are exact whatever k; only round-off differs.
 
 Budgets. A step resolves at most MAX_BALL_EVENTS events per ball and
@@ -106,6 +106,8 @@ MAX_EVENTS_BASE = 100000
 MAX_EVENTS_PER_BALL = 400
 MAX_CELLS_PER_BALL = 64
 MAX_SUBSTEPS = 8
+ORDER_TILE = 8  # cells per side of the tiles the working copy is ordered by
+CANDIDATE_COST = 4.0  # cost of testing one candidate / the fixed cost of predicting a ball
 
 # stats vector
 S_BALL, S_WALL, S_EVENTS, S_FROZEN, S_STOPPED = 0, 1, 2, 3, 4
@@ -511,9 +513,10 @@ def predict_walls(B, W, H, i, t, h):
         best = INF
         part = 0
         if wkind[w] == BOX_LINE:
-            if not on_face:
-                best, resting = line_toi(nx * px + ny * py - wc[w] - r, nx * vx + ny * vy,
-                                         nx * ax + ny * ay, touch, h, True)
+            gap, vn, an = nx * px + ny * py - wc[w] - r, nx * vx + ny * vy, nx * ax + ny * ay
+            # most balls are far from the box sides: rule them out without a root
+            if not on_face and _axis_range(gap, vn, an, h)[0] <= touch:
+                best, resting = line_toi(gap, vn, an, touch, h, True)
         else:
             sd = nx * px + ny * py - wc[w]
             vn = nx * vx + ny * vy
@@ -934,7 +937,7 @@ def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand, st
 # --------------------------------------------------------------------------
 @allocating
 def spatial_order(B, width, height, dt):
-    """Ball indices sorted by grid cell (row-major; stable, so ties keep index order).
+    """Ball indices sorted by grid cell, tile by tile (stable: ties keep index order).
 
     Neighbours in space become neighbours in memory: the exact tests read
     each candidate's state, and in index order those reads would miss the
@@ -943,14 +946,20 @@ def spatial_order(B, width, height, dt):
     pos = B[0]
     n = len(pos)
     h, nx, ny = grid_shape(B, width, height, dt)
+    # cells in square tiles of ORDER_TILE x ORDER_TILE, tile after tile: in
+    # plain row order a ball's neighbours in the row above would be a whole
+    # row of the box away in memory
+    T = ORDER_TILE
+    ntx = (nx + T - 1) // T
+    nkeys = ntx * ((ny + T - 1) // T) * T * T
     cell = np.empty(n, dtype=np.int64)
-    start = np.zeros(nx * ny + 1, dtype=np.int64)
+    start = np.zeros(nkeys + 1, dtype=np.int64)
     for i in range(n):
         ix = min(max(int(math.floor(pos[i, 0] / h)), 0), nx - 1)
         iy = min(max(int(math.floor(pos[i, 1] / h)), 0), ny - 1)
-        cell[i] = iy * nx + ix
+        cell[i] = ((iy // T) * ntx + ix // T) * T * T + (iy % T) * T + ix % T
         start[cell[i] + 1] += 1
-    for c in range(nx * ny):
+    for c in range(nkeys):
         start[c + 1] += start[c]
     perm = np.empty(n, dtype=np.int64)
     for i in range(n):
@@ -1022,18 +1031,28 @@ def step(B, W, params, dt):
 
 @kernel
 def substeps(B, params, dt):
-    """How many equal parts to run a step of dt in: about the typical distance
-    a ball moves in dt over the typical diameter (1 to MAX_SUBSTEPS).
+    """How many equal parts to run a step of dt in (1 to MAX_SUBSTEPS).
 
     The result is the same whatever the count - events are exact and the
     parts only split the time - but the broad phase sweeps each ball over
-    its part: when balls move many diameters per step, shorter sweeps meet
-    far fewer candidates, and that outweighs the work each part repeats.
+    its part, and each part predicts every ball afresh. A part costs about
+    N x (1 + CANDIDATE_COST x the balls met in a swept box): shorter sweeps
+    meet fewer candidates, which pays only when the balls are dense and move
+    many diameters per step. k minimises k x (1 + CANDIDATE_COST x density x
+    (diameter + reach / k)^2).
     """
-    if len(B[4]) == 0:
+    n = len(B[4])
+    if n == 0:
         return 1
     reach, diameter = mean_sweep(B, dt, INF)
-    return min(max(int(reach / diameter), 1), MAX_SUBSTEPS)
+    density = n / max(params[P_WIDTH] * params[P_HEIGHT], 1e-300)
+    best, best_cost = 1, INF
+    for k in range(1, MAX_SUBSTEPS + 1):
+        side = diameter + reach / k
+        cost = k * (1.0 + CANDIDATE_COST * density * side * side)
+        if cost < best_cost:
+            best, best_cost = k, cost
+    return best
 
 
 @allocating
