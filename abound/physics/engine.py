@@ -591,16 +591,13 @@ def predict_leave(B, W, H, i, t, h):
 
 
 @kernel
-def predict_ball(B, W, H, G, i, t, dt, method, initial, cand):
-    """Push ball i's next events (i synced to t). Outside the first pass, i is
-    first entered in the grid for its new sweep. initial: the first pass of a
-    step, where every ball is already in the grid and a pair of moving balls is
-    predicted once, from its lower index. The caller has reserved room in the
-    grid and the queue (reserve)."""
+def predict_ball(B, W, H, G, i, t, dt, method, cand):
+    """Push the next events of ball i (synced to t), whose trajectory has just
+    changed: it is entered in the grid for its new sweep first. The caller has
+    reserved room in the grid and the queue (reserve)."""
     mode = B[7]
     h = dt - t
-    if not initial:
-        grid_insert(G, B, i, h)
+    grid_insert(G, B, i, h)
     fixed_i = is_fixed(mode[i])
     if not fixed_i:
         predict_walls(B, W, H, i, t, h)
@@ -609,12 +606,60 @@ def predict_ball(B, W, H, G, i, t, dt, method, initial, cand):
     m = grid_candidates(G, B, i, h, cand)
     for k in range(m):
         j = cand[k]
-        if initial and j < i and not is_fixed(mode[j]):
-            continue
         if fixed_i and is_fixed(mode[j]):
             continue
         sync(B, j, t)
         predict_pair(B, H, i, j, t, h, method)
+
+
+@kernel
+def first_pass(B, W, H, G, dt, method, resume):
+    """Predict everything at the start of a part: each moving ball's walls and
+    support, then every pair that shares a cell, once, in the first cell the
+    two share (no per-query bookkeeping), then the big balls' pairs. Pairs of
+    fixed balls are skipped. Returns False when the queue needs room (see
+    event_loop); resume[2] counts the work done: balls, then cells, then big
+    balls."""
+    mode, span, radius = B[7], G[10], B[4]
+    meta, start, cell_ball, big, is_big = G[3], G[8], G[9], G[5], G[7]
+    n = len(radius)
+    nwalls = len(W[0])
+    nx = meta[1]
+    ncell = len(start) - 1
+    while resume[2] < n:
+        i = resume[2]
+        if not is_fixed(mode[i]):
+            if H[2][0] + nwalls + 2 > len(H[0]):
+                return False
+            predict_walls(B, W, H, i, 0.0, dt)
+            if mode[i] == SLIDING:
+                predict_leave(B, W, H, i, 0.0, dt)
+        resume[2] = i + 1
+    while resume[2] < n + ncell:
+        c = resume[2] - n
+        lo, hi = start[c], start[c + 1]
+        if H[2][0] + (hi - lo) * (hi - lo - 1) // 2 > len(H[0]):
+            return False
+        cx, cy = c % nx, c // nx
+        for p in range(lo, hi):
+            i = cell_ball[p]
+            for q in range(p + 1, hi):
+                j = cell_ball[q]
+                if is_fixed(mode[i]) and is_fixed(mode[j]):
+                    continue
+                if max(span[i, 0], span[j, 0]) == cx and max(span[i, 1], span[j, 1]) == cy:
+                    predict_pair(B, H, i, j, 0.0, dt, method)
+        resume[2] += 1
+    while resume[2] < n + ncell + meta[3]:
+        i = big[resume[2] - n - ncell]
+        if H[2][0] + n > len(H[0]):
+            return False
+        for j in range(n):
+            if j == i or (is_big[j] and j < i) or (is_fixed(mode[i]) and is_fixed(mode[j])):
+                continue
+            predict_pair(B, H, i, j, 0.0, dt, method)
+        resume[2] += 1
+    return True
 
 
 @kernel
@@ -1095,18 +1140,13 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget):
     nwalls = len(W[0])
     gx, gy = params[P_GX], params[P_GY]
     method = int(params[P_BALL_TOI])
-    while resume[2] < n:  # the first pass: each pair of moving balls predicted once
-        i = resume[2]
-        if not is_fixed(mode[i]):
-            if not has_room(H, G, n, nwalls):
-                return False
-            predict_ball(B, W, H, G, i, 0.0, dt, method, True, cand)
-        resume[2] = i + 1
+    if not first_pass(B, W, H, G, dt, method, resume):
+        return False
     while True:
         while resume[1] < resume[0]:  # the balls the last event changed
             if not has_room(H, G, n, nwalls):
                 return False
-            predict_ball(B, W, H, G, todo[resume[1]], resume_t[0], dt, method, False, cand)
+            predict_ball(B, W, H, G, todo[resume[1]], resume_t[0], dt, method, cand)
             resume[1] += 1
         if H[2][0] == 0:
             return True
