@@ -57,8 +57,33 @@ def _drop_stale_cache(folder):
         pass  # a read-only install: numba then caches elsewhere, or not at all
 
 
+def _start_numba():
+    """Set numba's compiler up now, leanly.
+
+    numba sets itself up on the first call of a compiled function, even one
+    it only loads from its cache: it imports its numpy support, whose
+    arraymath module imports scipy.linalg (0.2 s, and a second OpenBLAS whose
+    threads spin for 0.1 s) merely to decide whether np.convolve may call
+    BLAS. The engine calls no BLAS, so that one import is made to fail: only
+    np.convolve and np.correlate compiled later in this process lose BLAS
+    (np.dot and np.linalg look scipy up again when compiled).
+    """
+    from numba.core.registry import cpu_target
+    blas = "scipy.linalg.cython_blas"
+    blocked = blas not in sys.modules
+    if blocked:
+        sys.modules[blas] = None  # "import scipy.linalg.cython_blas" now raises ImportError
+    try:
+        cpu_target.target_context.refresh()
+    finally:
+        if blocked:
+            del sys.modules[blas]
+    cpu_target.typing_context.refresh()
+
+
 def _load_fast():
     import numba  # noqa: F401  (fails here, clearly, when numba is missing)
+    _start_numba()
     _drop_stale_cache(os.path.dirname(os.path.abspath(__file__)))
     pkg_name = "abound.physics._compiled"
     if pkg_name not in sys.modules:
