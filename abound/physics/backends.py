@@ -4,6 +4,7 @@ Both run the same source files (roots.py, kernels.py, engine.py); the fast one
 imports them a second time as the package ``abound.physics._compiled``, whose
 ``_jit.kernel`` decorator compiles each function with ``numba.njit(cache=True)``.
 """
+import gc
 import hashlib
 import importlib
 import os
@@ -58,7 +59,7 @@ def _drop_stale_cache(folder):
 
 
 def _start_numba():
-    """Set numba's compiler up now, leanly.
+    """Set numba's compiler up now, leanly, and keep its objects out of the collector's way.
 
     numba sets itself up on the first call of a compiled function, even one
     it only loads from its cache: it imports its numpy support, whose
@@ -67,6 +68,13 @@ def _start_numba():
     BLAS. The engine calls no BLAS, so that one import is made to fail: only
     np.convolve and np.correlate compiled later in this process lose BLAS
     (np.dot and np.linalg look scipy up again when compiled).
+
+    The set-up leaves about 60,000 objects that live as long as the process.
+    Frozen (gc.freeze), the cyclic collector no longer walks them: neither in
+    the full collections a long run triggers now and then (40 ms each, a
+    dropped frame, instead of 1 ms) nor in those at interpreter exit (0.25 s
+    instead of 0.03 s). Only objects alive now are frozen; they are still
+    freed when their count drops to zero, just never as part of a cycle.
     """
     from numba.core.registry import cpu_target
     blas = "scipy.linalg.cython_blas"
@@ -79,6 +87,7 @@ def _start_numba():
         if blocked:
             del sys.modules[blas]
     cpu_target.typing_context.refresh()
+    gc.freeze()
 
 
 def _load_fast():
