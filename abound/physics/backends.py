@@ -4,6 +4,7 @@ Both run the same source files (roots.py, kernels.py, engine.py); the fast one
 imports them a second time as the package ``abound.physics._compiled``, whose
 ``_jit.kernel`` decorator compiles each function with ``numba.njit(cache=True)``.
 """
+import gc
 import hashlib
 import importlib
 import os
@@ -57,8 +58,41 @@ def _drop_stale_cache(folder):
         pass  # a read-only install: numba then caches elsewhere, or not at all
 
 
+def _start_numba():
+    """Set numba's compiler up now, leanly, and keep its objects out of the collector's way.
+
+    numba sets itself up on the first call of a compiled function, even one
+    it only loads from its cache: it imports its numpy support, whose
+    arraymath module imports scipy.linalg (0.2 s, and a second OpenBLAS whose
+    threads spin for 0.1 s) merely to decide whether np.convolve may call
+    BLAS. The engine calls no BLAS, so that one import is made to fail: only
+    np.convolve and np.correlate compiled later in this process lose BLAS
+    (np.dot and np.linalg look scipy up again when compiled).
+
+    The set-up leaves about 60,000 objects that live as long as the process.
+    Frozen (gc.freeze), the cyclic collector no longer walks them: neither in
+    the full collections a long run triggers now and then (40 ms each, a
+    dropped frame, instead of 1 ms) nor in those at interpreter exit (0.25 s
+    instead of 0.03 s). Only objects alive now are frozen; they are still
+    freed when their count drops to zero, just never as part of a cycle.
+    """
+    from numba.core.registry import cpu_target
+    blas = "scipy.linalg.cython_blas"
+    blocked = blas not in sys.modules
+    if blocked:
+        sys.modules[blas] = None  # "import scipy.linalg.cython_blas" now raises ImportError
+    try:
+        cpu_target.target_context.refresh()
+    finally:
+        if blocked:
+            del sys.modules[blas]
+    cpu_target.typing_context.refresh()
+    gc.freeze()
+
+
 def _load_fast():
     import numba  # noqa: F401  (fails here, clearly, when numba is missing)
+    _start_numba()
     _drop_stale_cache(os.path.dirname(os.path.abspath(__file__)))
     pkg_name = "abound.physics._compiled"
     if pkg_name not in sys.modules:

@@ -13,7 +13,10 @@ segment is registered in every cell within one cell of its bounding box.
 """
 import math
 
+import numpy as np
+
 ATTEMPTS = 300
+CHUNK = 256  # balls whose candidates are drawn at once
 
 
 class Placer:
@@ -73,21 +76,25 @@ class Placer:
         when a ball found no free spot in ATTEMPTS tries (then we stop).
         """
         bx0, by0, bx1, by1 = bounds
+        radii = np.asarray(radii, dtype=float)
+        lox, hix, loy, hiy = bx0 + radii, bx1 - radii, by0 + radii, by1 - radii
+        fits = (lox <= hix) & (loy <= hiy)
+        n = len(radii) if fits.all() else int(np.argmin(fits))  # we stop at the first that cannot fit
         out = []
-        for r in radii:
-            r = float(r)
-            lox, hix, loy, hiy = bx0 + r, bx1 - r, by0 + r, by1 - r
-            if lox > hix or loy > hiy:
-                break
-            u = rng.random((ATTEMPTS, 2))
-            xs = lox + u[:, 0] * (hix - lox)
-            ys = loy + u[:, 1] * (hiy - loy)
-            for k in range(ATTEMPTS):
-                x, y = float(xs[k]), float(ys[k])
-                if self.free(x, y, r):
-                    out.append((x, y))
-                    self.add_ball(x, y, r)
-                    break
-            else:
-                break
+        for start in range(0, n, CHUNK):
+            # the candidates of CHUNK balls drawn at once: the same numbers, in
+            # the same order, as one draw of ATTEMPTS per ball (the cost was the draws)
+            s = slice(start, min(start + CHUNK, n))
+            u = rng.random((s.stop - s.start, ATTEMPTS, 2))
+            xs = lox[s, None] + u[:, :, 0] * (hix[s] - lox[s])[:, None]
+            ys = loy[s, None] + u[:, :, 1] * (hiy[s] - loy[s])[:, None]
+            for b, r in enumerate(radii[s].tolist()):
+                for k in range(ATTEMPTS):
+                    x, y = float(xs[b, k]), float(ys[b, k])
+                    if self.free(x, y, r):
+                        out.append((x, y))
+                        self.add_ball(x, y, r)
+                        break
+                else:
+                    return out
         return out
