@@ -262,6 +262,7 @@ class Renderer:
             self._use_ball_program(self.points_prog, xform, vp, style)
             gl.glBindVertexArray(self._point_vao)
             gl.glDrawArrays(gl.GL_POINTS, 0, n)  # every ball, one call (those flagged for triangles skip it)
+            gl.glDisable(gl.GL_PROGRAM_POINT_SIZE)  # leave pyglet's own drawing (the HUD) as it was
         if n_big:
             self._use_ball_program(self.balls_prog, xform, vp, style)
             gl.glBindVertexArray(self._tri_vao)
