@@ -54,8 +54,15 @@ def shader_source(name):
         return (Path(__file__).resolve().parents[2] / "shaders" / name).read_text()
 
 
-def _program(vert, frag):
-    return ShaderProgram(Shader(shader_source(vert), "vertex"), Shader(shader_source(frag), "fragment"))
+def _program(vert, frag, defines=()):
+    """A linked program; ``defines`` are names #defined in both shaders (after their #version line)."""
+    def source(name):
+        text = shader_source(name)
+        if not defines:
+            return text
+        version, rest = text.split("\n", 1)
+        return "\n".join([version] + [f"#define {d}" for d in defines] + [rest])
+    return ShaderProgram(Shader(source(vert), "vertex"), Shader(source(frag), "fragment"))
 
 
 def max_point_size():
@@ -140,8 +147,7 @@ class Renderer:
     def __init__(self, style=None):
         check_gl()
         self.style = style
-        self.points_prog = _program("balls_points.vert", "balls.frag")
-        self.balls_prog = _program("balls.vert", "balls.frag")
+        self._ball_programs = {}  # (vertex shader, shading) -> program, made when first needed
         self.walls_prog = _program("walls.vert", "walls.frag")
         self.fade_prog = _program("screen.vert", "fade.frag")
         self._point_buf, self._tri_buf, self._wall_buf = _Buffer(), _Buffer(), _Buffer()
@@ -259,12 +265,12 @@ class Renderer:
             gl.glDrawArraysInstanced(gl.GL_TRIANGLE_STRIP, 0, 4, m)
         if n:
             gl.glEnable(gl.GL_PROGRAM_POINT_SIZE)
-            self._use_ball_program(self.points_prog, xform, vp, style)
+            self._use_ball_program("balls_points.vert", xform, vp, style)
             gl.glBindVertexArray(self._point_vao)
             gl.glDrawArrays(gl.GL_POINTS, 0, n)  # every ball, one call (those flagged for triangles skip it)
             gl.glDisable(gl.GL_PROGRAM_POINT_SIZE)  # leave pyglet's own drawing (the HUD) as it was
         if n_big:
-            self._use_ball_program(self.balls_prog, xform, vp, style)
+            self._use_ball_program("balls.vert", xform, vp, style)
             gl.glBindVertexArray(self._tri_vao)
             gl.glDrawArraysInstanced(gl.GL_TRIANGLES, 0, 3, n_big)
         if trails:  # the accumulated picture to the target (a blit: cheaper than a full-frame shader pass)
@@ -275,12 +281,16 @@ class Renderer:
         gl.glUseProgram(0)
         gl.glBindFramebuffer(gl.GL_FRAMEBUFFER, framebuffer)
 
-    @staticmethod
-    def _use_ball_program(p, xform, viewport, style):
+    def _use_ball_program(self, vert, xform, viewport, style):
+        # shading is compiled in or out: a software rasteriser runs both sides of
+        # a branch on a uniform, so flat discs would pay for the shading too
+        key = (vert, bool(style.shading))
+        p = self._ball_programs.get(key)
+        if p is None:
+            p = self._ball_programs[key] = _program(vert, "balls.frag", ("SHADING",) if key[1] else ())
         p.use()
         p["u_xform"] = xform
         p["u_viewport"] = viewport
-        p["u_shading"] = bool(style.shading)
         p["u_peg_ring"] = PEG_RING * xform[0]
         p["u_peg_shade"] = PEG_RING_SHADE
 
