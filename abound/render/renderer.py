@@ -2,7 +2,7 @@
 
 Every ball is a GL_POINTS sprite shaded as an anti-aliased signed-distance
 circle (``shaders/balls_points.vert``, ``balls.frag``): one vertex per ball and
-no instancing, which a software rasteriser runs several times faster than
+no instancing, which a software rasteriser (llvmpipe) runs about twice as fast as
 instanced triangles. A point sprite has a size limit (GL_POINT_SIZE_RANGE,
 255 px on llvmpipe) and GL drops a whole point whose centre is off the frame,
 so the few balls bigger than that, or centred off the frame, are drawn by a
