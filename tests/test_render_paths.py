@@ -86,3 +86,22 @@ def test_debug_gl_is_off_where_abound_makes_the_context():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True,
                          cwd=Path(__file__).resolve().parents[1])
     assert out.stdout.strip() == "False"
+
+
+def test_render_bench_takes_turns_and_runs():
+    """bench --render: the renderers alternate in ROUNDS rounds, each timing its own number of frames."""
+    from abound.render import bench
+    calls = []
+
+    def timer(name):
+        return lambda: calls.append(name) or 1.0
+
+    times = bench.time_side_by_side([timer("abound"), timer("shapes")], [12, 3])
+    timed = calls[2 * bench.WARMUP:]
+    assert [len(t) for t in times] == [12, 3]
+    assert timed.count("abound") == 12 and timed.count("shapes") == 3
+    switches = sum(a != b for a, b in zip(timed, timed[1:]))
+    assert switches >= 3  # interleaved: one block after the other would switch once
+    # and the real thing, tiny: both renderers draw, every median a positive time
+    r = bench.measure(50, frames=2, compare=True, size=(160, 120), shapes_frames=2)
+    assert r["renderer_ms"] > 0 and r["shapes_ms"] > 0 and r["capture_ms"] > 0
