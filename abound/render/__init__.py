@@ -6,10 +6,12 @@
 * :mod:`abound.render.context` - picks pyglet's platform (a display, headless
   EGL, or a private Xvfb) *before* pyglet's GL modules are imported, and checks
   that the context is OpenGL 3.3.
-* :mod:`abound.render.renderer` - :class:`Renderer`: every ball in one instanced
-  draw call (anti-aliased signed-distance circles), walls, pinned pegs, trails.
-* :mod:`abound.render.offscreen` - :class:`Offscreen`: a framebuffer read back
-  into numpy (what ``abound capture`` and the benchmarks use).
+* :mod:`abound.render.renderer` - :class:`Renderer`: every ball as a point
+  sprite in one draw call (anti-aliased signed-distance circles; balls too big
+  for a sprite in a second, as triangles), walls, pinned pegs, trails; and
+  :class:`Offscreen`, a framebuffer read back into numpy (what ``abound
+  capture`` and the benchmarks use).
+* :mod:`abound.render.bench` - ``abound bench --render``.
 
 Importing this package imports no pyglet; the submodules that need OpenGL do.
 """

@@ -3,12 +3,13 @@
 N balls move in straight lines and bounce off the box sides (numpy, not the
 physics engine: only drawing is timed); their radii are chosen so that they
 cover a quarter of the frame, as N non-overlapping balls of a real scene would
-(about 2.7 px at 10,000 balls in 1280x720, 0.9 px at 100,000), with shading on. Each timed frame is the upload of the
-state, the draw and ``glFinish`` (so the GPU work - here llvmpipe's CPU
-rasteriser - is inside the time). ``--compare shapes`` draws the same balls
-with ``pyglet.shapes.Circle`` in one batch (updating each circle's position
-from the state, as a pyglet.shapes program must) in the same run and prints
-the ratio.
+(about 2.7 px at 10,000 balls in 1280x720, 0.9 px at 100,000), with shading
+on. Each timed frame is the upload of the state, the draw and ``glFinish`` (so
+the GPU work - here llvmpipe's CPU rasteriser - is inside the time).
+``--compare shapes`` draws the same balls with ``pyglet.shapes.Circle`` in one
+batch (updating each circle's position from the state, as a pyglet.shapes
+program must) in the same run, the two taking turns, and prints the ratio of
+the medians.
 """
 import json
 import math
@@ -20,7 +21,7 @@ import numpy as np
 
 DEFAULT_BALLS = 10_000
 SIZE = (1280, 720)
-MAX_FRAMES = 60          # timed frames for the instanced renderer
+MAX_FRAMES = 60          # timed frames for abound's renderer
 MAX_SHAPES_FRAMES = 10   # timed frames for pyglet.shapes (much slower)
 WARMUP = 3
 COVERAGE = 0.25          # fraction of the frame the balls cover (sets their radii)
@@ -59,42 +60,82 @@ class MovingBalls:
             np.clip(p[:, axis], r, size - r, out=p[:, axis])
 
 
-def time_instanced(state, frames, width, height):
-    from pyglet import gl
-    from abound.render.renderer import Renderer
-    renderer = Renderer()
-    times = []
-    for k in range(WARMUP + frames):
-        state.step()
-        t0 = time.perf_counter()
-        renderer.draw(state, width, height, 0)
-        gl.glFinish()
-        if k >= WARMUP:
-            times.append((time.perf_counter() - t0) * 1000.0)
-    renderer.delete()
-    return times
+ROUNDS = 5  # the two renderers take turns, so both see the same load on a shared machine
 
 
-def time_shapes(state, frames, width, height):
-    import pyglet
-    from pyglet import gl
-    batch = pyglet.graphics.Batch()
-    cols = (state.colors[:, :3] * 255).astype(int)
-    circles = [pyglet.shapes.Circle(float(x), float(y), float(r), color=tuple(int(c) for c in col), batch=batch)
-               for (x, y), r, col in zip(state.positions, state.radii, cols)]
-    times = []
-    for k in range(WARMUP + frames):
-        state.step()
-        t0 = time.perf_counter()
-        for c, (x, y) in zip(circles, state.positions.tolist()):
-            c.position = (x, y)
-        gl.glViewport(0, 0, width, height)
+def _timed(frame):
+    """ms of one call of ``frame`` (it ends with glFinish, so the GPU's work is inside)."""
+    t0 = time.perf_counter()
+    frame()
+    return (time.perf_counter() - t0) * 1000.0
+
+
+class RendererFrames:
+    """abound's renderer drawing the moving balls into the window's framebuffer, one frame per call."""
+
+    def __init__(self, state, width, height):
+        from pyglet import gl
+        from abound.render.renderer import Renderer
+        self.gl, self.state, self.size = gl, state, (width, height)
+        self.renderer = Renderer()
+
+    def __call__(self):
+        self.state.step()
+        return _timed(self._draw)
+
+    def _draw(self):
+        self.renderer.draw(self.state, *self.size, 0)
+        self.gl.glFinish()
+
+    def close(self):
+        self.renderer.delete()
+
+
+class ShapesFrames:
+    """The same balls as pyglet.shapes.Circle in one batch, each moved to the state's position every frame."""
+
+    def __init__(self, state, width, height):
+        import pyglet
+        from pyglet import gl
+        self.gl, self.state, self.size = gl, state, (width, height)
+        self.batch = pyglet.graphics.Batch()
+        cols = (state.colors[:, :3] * 255).astype(int)
+        self.circles = [pyglet.shapes.Circle(float(x), float(y), float(r), color=tuple(int(c) for c in col),
+                                             batch=self.batch)
+                        for (x, y), r, col in zip(state.positions, state.radii, cols)]
+
+    def __call__(self):
+        self.state.step()
+        return _timed(self._draw)
+
+    def _draw(self):
+        gl = self.gl
+        for c, (x, y) in zip(self.circles, self.state.positions.tolist()):
+            c.position = (x, y)   # what a pyglet.shapes program must do to move its balls
+        gl.glViewport(0, 0, *self.size)
         gl.glClearColor(0.06, 0.06, 0.09, 1.0)
         gl.glClear(gl.GL_COLOR_BUFFER_BIT)
-        batch.draw()
+        self.batch.draw()
         gl.glFinish()
-        if k >= WARMUP:
-            times.append((time.perf_counter() - t0) * 1000.0)
+
+    def close(self):
+        for c in self.circles:
+            c.delete()
+        self.circles = []
+
+
+def time_side_by_side(timers, frames):
+    """Per-frame ms of each timer (a list each), taking turns in ROUNDS rounds after WARMUP frames each.
+
+    frames: the number of timed frames of each timer, in the same order.
+    """
+    for t in timers:
+        for _ in range(WARMUP):
+            t()
+    times = [[] for _ in timers]
+    for k in range(ROUNDS):
+        for t, out, total in zip(timers, times, frames):
+            out.extend(t() for _ in range(total * (k + 1) // ROUNDS - total * k // ROUNDS))
     return times
 
 
@@ -116,7 +157,12 @@ def time_capture(state, frames, width, height):
 
 
 def measure(n, frames=MAX_FRAMES, compare=False, size=SIZE, shapes_frames=MAX_SHAPES_FRAMES):
-    """{'balls', 'instanced_ms', 'shapes_ms', 'ratio', ...}: medians of render ms per frame."""
+    """{'balls', 'renderer_ms', 'shapes_ms', 'ratio', ...}: medians of render ms per frame.
+
+    With ``compare``, abound's renderer and pyglet.shapes take turns in one run
+    (each drawing its own copy of the same moving balls), so the ratio holds
+    even when the machine's load changes during the run.
+    """
     from abound.render.context import make_window
     width, height = size
     window = make_window(width, height, visible=False, vsync=False, headless=True, caption="abound bench")
@@ -125,13 +171,23 @@ def measure(n, frames=MAX_FRAMES, compare=False, size=SIZE, shapes_frames=MAX_SH
         renderer_name = gl.gl_info.get_renderer()
         fw, fh = window.get_framebuffer_size()
         result = {"balls": n, "width": fw, "height": fh, "renderer": renderer_name, "frames": frames}
-        result["instanced_ms"] = statistics.median(time_instanced(MovingBalls(n, fw, fh), frames, fw, fh))
-        result["capture_ms"] = statistics.median(time_capture(MovingBalls(n, fw, fh), frames, fw, fh))
-        result["capture_fps"] = 1000.0 / result["capture_ms"]
+        timers = [RendererFrames(MovingBalls(n, fw, fh), fw, fh)]
+        counts = [frames]
+        if compare:
+            timers.append(ShapesFrames(MovingBalls(n, fw, fh), fw, fh))
+            counts.append(shapes_frames)
+        try:
+            times = time_side_by_side(timers, counts)
+        finally:
+            for t in timers:
+                t.close()
+        result["renderer_ms"] = statistics.median(times[0])
         if compare:
             result["shapes_frames"] = shapes_frames
-            result["shapes_ms"] = statistics.median(time_shapes(MovingBalls(n, fw, fh), shapes_frames, fw, fh))
-            result["ratio"] = result["shapes_ms"] / result["instanced_ms"]
+            result["shapes_ms"] = statistics.median(times[1])
+            result["ratio"] = result["shapes_ms"] / result["renderer_ms"]
+        result["capture_ms"] = statistics.median(time_capture(MovingBalls(n, fw, fh), frames, fw, fh))
+        result["capture_fps"] = 1000.0 / result["capture_ms"]
     finally:
         window.close()
     return result
@@ -155,7 +211,7 @@ def run(args):
         print(json.dumps(r))
         return 0
     print(f"render benchmark: {r['balls']} moving balls, {r['width']}x{r['height']} offscreen, {r['renderer']}")
-    print(f"instanced renderer: {r['instanced_ms']:8.2f} ms per frame (median of {r['frames']})")
+    print(f"abound renderer:    {r['renderer_ms']:8.2f} ms per frame (median of {r['frames']})")
     print(f"capture to memory:  {r['capture_ms']:8.2f} ms per frame = {r['capture_fps']:.0f} frames/s "
           f"(draw + read back into numpy)")
     if "shapes_ms" in r:

@@ -10,6 +10,10 @@ needs OpenGL calls it first. The choice:
 3. a ``DISPLAY``: normal (hidden, where asked) windows on it;
 4. ``Xvfb`` on the PATH: start a private one and use it;
 5. otherwise :class:`RenderError` naming the packages to install.
+
+It also turns off pyglet's ``debug_gl`` (a ``glGetError`` after every GL
+call) unless ``PYGLET_DEBUG_GL`` is set: the demo, saver, capture and bench
+all get their context through here.
 """
 import atexit
 import ctypes
@@ -72,6 +76,10 @@ def choose_platform(headless=None):
     import pyglet
     if "pyglet.gl" in sys.modules:
         return "headless" if pyglet.options["headless"] else "display"
+    if "PYGLET_DEBUG_GL" not in os.environ:
+        # pyglet checks glGetError after every GL call by default; that is for
+        # debugging, and costs on every call of every frame (PYGLET_DEBUG_GL=1 restores it)
+        pyglet.options["debug_gl"] = False
     if os.environ.get("ABOUND_HEADLESS") == "1":
         headless = True
     has_display = bool(os.environ.get("DISPLAY"))

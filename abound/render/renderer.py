@@ -1,8 +1,17 @@
-"""The OpenGL renderer: all balls in one instanced draw call (a triangle each), walls as capsules, trails.
+"""The OpenGL renderer: balls as point sprites (one draw call), walls as capsules, trails.
 
-State goes to the GPU straight from the simulation's numpy arrays (a few
-vectorised copies into float32 buffers, no per-ball Python loop). The renderer
-reads the state only.
+Every ball is a GL_POINTS sprite shaded as an anti-aliased signed-distance
+circle (``shaders/balls_points.vert``, ``balls.frag``): one vertex per ball and
+no instancing, which a software rasteriser (llvmpipe) runs about twice as fast as
+instanced triangles. A point sprite has a size limit (GL_POINT_SIZE_RANGE,
+255 px on llvmpipe) and GL drops a whole point whose centre is off the frame,
+so the few balls bigger than that, or centred off the frame, are drawn by a
+second call, one instanced triangle each (``balls.vert``).
+
+State goes to the GPU straight from the simulation's numpy arrays: one
+interleaved float32 array (x, y, radius, flags, r, g, b, a per ball) filled by
+a few vectorised copies into a buffer reused from frame to frame, no per-ball
+Python loop. The renderer reads the state only.
 """
 import ctypes
 
@@ -18,6 +27,11 @@ from pyglet.graphics.shader import Shader, ShaderProgram  # noqa: E402
 
 PINNED = 3  # sim.modes value of a pinned ball
 MARGIN_SHADE = 0.6  # colour factor of the margins when the box is letterboxed into the frame
+# per-ball flags in the interleaved array (a float: the shaders read it as one)
+FLAG_PINNED = 1.0
+FLAG_TRIANGLE = 2.0  # drawn by the triangle path, skipped by the point sprites
+BALL_FLOATS = 8      # x, y, radius, flags, r, g, b, a
+EDGE_MARGIN = 1.0    # px: a ball centred closer than this to the frame's edge takes the triangle path
 
 
 def _box_rect(xform, world_w, world_h, width, height):
@@ -40,40 +54,87 @@ def shader_source(name):
         return (Path(__file__).resolve().parents[2] / "shaders" / name).read_text()
 
 
-def _program(vert, frag):
-    return ShaderProgram(Shader(shader_source(vert), "vertex"), Shader(shader_source(frag), "fragment"))
+def _program(vert, frag, defines=()):
+    """A linked program; ``defines`` are names #defined in both shaders (after their #version line)."""
+    def source(name):
+        text = shader_source(name)
+        if not defines:
+            return text
+        version, rest = text.split("\n", 1)
+        return "\n".join([version] + [f"#define {d}" for d in defines] + [rest])
+    return ShaderProgram(Shader(source(vert), "vertex"), Shader(source(frag), "fragment"))
+
+
+def max_point_size():
+    """The largest point sprite (px) the current context draws."""
+    limits = (gl.GLfloat * 2)()
+    gl.glGetFloatv(gl.GL_POINT_SIZE_RANGE, limits)
+    return float(limits[1])
+
+
+def triangle_path(positions, radii, xform, width, height, max_size):
+    """Indices of the balls a point sprite cannot draw (None when there are none).
+
+    Those whose sprite (2 r + 1 px) would exceed ``max_size``, and those
+    centred within EDGE_MARGIN of the frame's edge or beyond it, since GL drops
+    a point whose centre is outside the frame (a ball half off the frame would
+    vanish). The whole-array extremes are checked first: usually none.
+    """
+    s, ox, oy = xform
+    if not len(radii):
+        return None
+    r_max = (max_size - 1.0) / 2.0 / s   # world radius of the largest sprite
+    x_lo, y_lo = (EDGE_MARGIN - ox) / s, (EDGE_MARGIN - oy) / s
+    x_hi, y_hi = (width - EDGE_MARGIN - ox) / s, (height - EDGE_MARGIN - oy) / s
+    x, y = positions[:, 0], positions[:, 1]  # per column: a reduction along axis 0 is 50x slower
+    if (radii.max() <= r_max and x.min() > x_lo and x.max() < x_hi
+            and y.min() > y_lo and y.max() < y_hi):
+        return None
+    return np.flatnonzero((radii > r_max) | (x <= x_lo) | (x >= x_hi) | (y <= y_lo) | (y >= y_hi))
 
 
 class _Buffer:
-    """A GL array buffer re-filled from a numpy array every frame."""
+    """A GL array buffer re-filled from a numpy array every frame.
+
+    Its storage is kept while the data fits: each frame orphans it (so a GPU
+    still reading last frame's data never stalls us) and copies the new data in.
+    """
 
     def __init__(self):
         self.id = gl.GLuint()
         gl.glGenBuffers(1, ctypes.byref(self.id))
+        self.capacity = 0
 
     def upload(self, array):
-        array = np.ascontiguousarray(array)
         gl.glBindBuffer(gl.GL_ARRAY_BUFFER, self.id)
-        gl.glBufferData(gl.GL_ARRAY_BUFFER, max(array.nbytes, 16),
-                        array.ctypes.data_as(ctypes.c_void_p) if array.nbytes else None,
-                        gl.GL_STREAM_DRAW)
+        if array.nbytes > self.capacity:
+            self.capacity = max(array.nbytes, 2 * self.capacity, 256)
+        gl.glBufferData(gl.GL_ARRAY_BUFFER, self.capacity, None, gl.GL_STREAM_DRAW)
+        if array.nbytes:
+            gl.glBufferSubData(gl.GL_ARRAY_BUFFER, 0, array.nbytes, array.ctypes.data_as(ctypes.c_void_p))
 
     def delete(self):
         gl.glDeleteBuffers(1, ctypes.byref(self.id))
 
 
-def _vertex_array(buffers_and_layouts):
-    """A VAO with per-instance float attributes: [(buffer, location, components), ...]."""
+def _vertex_array(buf, layout, instanced):
+    """A VAO reading float attributes from one interleaved buffer: layout = [(location, components), ...]."""
     vao = gl.GLuint()
     gl.glGenVertexArrays(1, ctypes.byref(vao))
     gl.glBindVertexArray(vao)
-    for buf, loc, comps in buffers_and_layouts:
-        gl.glBindBuffer(gl.GL_ARRAY_BUFFER, buf.id)
+    gl.glBindBuffer(gl.GL_ARRAY_BUFFER, buf.id)
+    stride = 4 * sum(comps for _, comps in layout)
+    offset = 0
+    for loc, comps in layout:
         gl.glEnableVertexAttribArray(loc)
-        gl.glVertexAttribPointer(loc, comps, gl.GL_FLOAT, gl.GL_FALSE, comps * 4, None)
-        gl.glVertexAttribDivisor(loc, 1)
+        gl.glVertexAttribPointer(loc, comps, gl.GL_FLOAT, gl.GL_FALSE, stride, ctypes.c_void_p(offset))
+        gl.glVertexAttribDivisor(loc, 1 if instanced else 0)
+        offset += 4 * comps
     gl.glBindVertexArray(0)
     return vao
+
+
+BALL_LAYOUT = [(0, 4), (1, 4)]  # a_ball (x, y, radius, flags), a_color
 
 
 class Renderer:
@@ -86,34 +147,43 @@ class Renderer:
     def __init__(self, style=None):
         check_gl()
         self.style = style
-        self.balls_prog = _program("balls.vert", "balls.frag")
+        self._ball_programs = {}  # (vertex shader, shading) -> program, made when first needed
         self.walls_prog = _program("walls.vert", "walls.frag")
         self.fade_prog = _program("screen.vert", "fade.frag")
-        self.copy_prog = _program("screen.vert", "copy.frag")
-        self._ball_buf, self._color_buf, self._wall_buf = _Buffer(), _Buffer(), _Buffer()
-        self._ball_vao = _vertex_array([(self._ball_buf, 0, 4), (self._color_buf, 1, 4)])
-        self._wall_vao = _vertex_array([(self._wall_buf, 0, 4)])
+        self._point_buf, self._tri_buf, self._wall_buf = _Buffer(), _Buffer(), _Buffer()
+        self._point_vao = _vertex_array(self._point_buf, BALL_LAYOUT, instanced=False)
+        self._tri_vao = _vertex_array(self._tri_buf, BALL_LAYOUT, instanced=True)
+        self._wall_vao = _vertex_array(self._wall_buf, [(0, 4)], instanced=True)
+        self.max_point_size = max_point_size()
         self._empty_vao = gl.GLuint()
         gl.glGenVertexArrays(1, ctypes.byref(self._empty_vao))
-        self._inst = np.zeros((0, 4), dtype=np.float32)
+        self._balls = np.zeros((0, BALL_FLOATS), dtype=np.float32)
         self._trail_fbo = None  # (fbo, texture, width, height)
         self._trail_fresh = True
         self.transform = (1.0, 0.0, 0.0)
 
     # -- state -> GPU ------------------------------------------------------------------
-    def _upload(self, sim, style):
+    def _upload(self, sim, style, width, height):
+        """Fill the ball and wall buffers; returns (balls, triangle-path balls, walls)."""
         n = len(sim)
-        if len(self._inst) < n:
-            self._inst = np.zeros((max(n, 2 * len(self._inst)), 4), dtype=np.float32)
-        inst = self._inst[:n]
-        inst[:, 0:2] = sim.positions
-        inst[:, 2] = sim.radii
-        inst[:, 3] = sim.modes == PINNED
-        self._ball_buf.upload(inst)
-        self._color_buf.upload(ball_colors(sim.colors, sim.velocities, style.color_mode))
+        if len(self._balls) < n:
+            self._balls = np.zeros((max(n, 2 * len(self._balls)), BALL_FLOATS), dtype=np.float32)
+        balls = self._balls[:n]
+        positions, radii = sim.positions, sim.radii
+        balls[:, 0:2] = positions
+        balls[:, 2] = radii
+        np.multiply(sim.modes == PINNED, FLAG_PINNED, out=balls[:, 3])
+        balls[:, 4:8] = ball_colors(sim.colors, sim.velocities, style.color_mode)
+        big = triangle_path(positions, radii, self.transform, width, height, self.max_point_size)
+        n_big = 0
+        if big is not None and len(big):
+            balls[big, 3] += FLAG_TRIANGLE
+            self._tri_buf.upload(balls[big])
+            n_big = len(big)
+        self._point_buf.upload(balls)
         walls = sim.walls
-        self._wall_buf.upload(np.asarray(walls, dtype=np.float32))
-        return n, len(walls)
+        self._wall_buf.upload(np.ascontiguousarray(walls, dtype=np.float32))
+        return n, n_big, len(walls)
 
     # -- trails ------------------------------------------------------------------------
     def reset_trails(self):
@@ -151,7 +221,7 @@ class Renderer:
         """Draw ``sim`` into ``framebuffer`` (0: the window) of ``width`` x ``height`` pixels."""
         style = style or self.style or RenderStyle.from_scene(sim.scene)
         self.transform = xform = fit_transform(sim.width, sim.height, width, height)
-        n, m = self._upload(sim, style)
+        n, n_big, m = self._upload(sim, style, width, height)
         bg = style.background
         trails = style.trails > 0.0
         target = self._trail_target(width, height) if trails else framebuffer
@@ -194,37 +264,41 @@ class Renderer:
             gl.glBindVertexArray(self._wall_vao)
             gl.glDrawArraysInstanced(gl.GL_TRIANGLE_STRIP, 0, 4, m)
         if n:
-            p = self.balls_prog
-            p.use()
-            p["u_xform"] = xform
-            p["u_viewport"] = vp
-            p["u_shading"] = bool(style.shading)
-            p["u_peg_ring"] = PEG_RING * xform[0]
-            p["u_peg_shade"] = PEG_RING_SHADE
-            gl.glBindVertexArray(self._ball_vao)
-            gl.glDrawArraysInstanced(gl.GL_TRIANGLES, 0, 3, n)  # every ball, one call
-        if trails:
-            gl.glBindFramebuffer(gl.GL_FRAMEBUFFER, framebuffer)
-            gl.glViewport(0, 0, width, height)
-            gl.glDisable(gl.GL_BLEND)
-            p = self.copy_prog
-            p.use()
-            gl.glActiveTexture(gl.GL_TEXTURE0)
-            gl.glBindTexture(gl.GL_TEXTURE_2D, self._trail_fbo[1])
-            p["u_texture"] = 0
-            gl.glBindVertexArray(self._empty_vao)
-            gl.glDrawArrays(gl.GL_TRIANGLES, 0, 3)
-            gl.glBindTexture(gl.GL_TEXTURE_2D, 0)
-            gl.glEnable(gl.GL_BLEND)
+            gl.glEnable(gl.GL_PROGRAM_POINT_SIZE)
+            self._use_ball_program("balls_points.vert", xform, vp, style)
+            gl.glBindVertexArray(self._point_vao)
+            gl.glDrawArrays(gl.GL_POINTS, 0, n)  # every ball, one call (those flagged for triangles skip it)
+            gl.glDisable(gl.GL_PROGRAM_POINT_SIZE)  # leave pyglet's own drawing (the HUD) as it was
+        if n_big:
+            self._use_ball_program("balls.vert", xform, vp, style)
+            gl.glBindVertexArray(self._tri_vao)
+            gl.glDrawArraysInstanced(gl.GL_TRIANGLES, 0, 3, n_big)
+        if trails:  # the accumulated picture to the target (a blit: cheaper than a full-frame shader pass)
+            gl.glBindFramebuffer(gl.GL_READ_FRAMEBUFFER, target)
+            gl.glBindFramebuffer(gl.GL_DRAW_FRAMEBUFFER, framebuffer)
+            gl.glBlitFramebuffer(0, 0, width, height, 0, 0, width, height, gl.GL_COLOR_BUFFER_BIT, gl.GL_NEAREST)
         gl.glBindVertexArray(0)
         gl.glUseProgram(0)
         gl.glBindFramebuffer(gl.GL_FRAMEBUFFER, framebuffer)
 
+    def _use_ball_program(self, vert, xform, viewport, style):
+        # shading is compiled in or out: a software rasteriser runs both sides of
+        # a branch on a uniform, so flat discs would pay for the shading too
+        key = (vert, bool(style.shading))
+        p = self._ball_programs.get(key)
+        if p is None:
+            p = self._ball_programs[key] = _program(vert, "balls.frag", ("SHADING",) if key[1] else ())
+        p.use()
+        p["u_xform"] = xform
+        p["u_viewport"] = viewport
+        p["u_peg_ring"] = PEG_RING * xform[0]
+        p["u_peg_shade"] = PEG_RING_SHADE
+
     def delete(self):
         self._delete_trails()
-        for b in (self._ball_buf, self._color_buf, self._wall_buf):
+        for b in (self._point_buf, self._tri_buf, self._wall_buf):
             b.delete()
-        for v in (self._ball_vao, self._wall_vao, self._empty_vao):
+        for v in (self._point_vao, self._tri_vao, self._wall_vao, self._empty_vao):
             gl.glDeleteVertexArrays(1, ctypes.byref(v))
 
 

@@ -1,0 +1,30 @@
+#version 330 core
+// One point sprite per ball: GL_POINTS, one vertex per ball and no instancing,
+// which is what a software rasteriser (Mesa llvmpipe) runs fastest. The sprite
+// is the square of side 2r + 1 px around the centre, which holds every pixel
+// centre within r + 0.5 px (the only pixels the ball covers at all).
+// Balls flagged for the triangle path (balls.vert: too big for the point-size
+// limit, or centred off the frame, where GL clips a whole point away) are put
+// outside the clip volume, so they are drawn there and not here.
+layout(location = 0) in vec4 a_ball;   // x, y, radius, flags (1 = pinned, + 2 = triangle path)
+layout(location = 1) in vec4 a_color;  // rgba 0..1
+
+uniform vec3 u_xform;    // scale, offset x, offset y: world -> framebuffer pixels
+uniform vec2 u_viewport; // framebuffer size in pixels
+
+flat out vec2 v_centre;  // framebuffer pixels
+flat out float v_radius; // pixels
+flat out float v_pinned; // 1 = pinned
+flat out vec4 v_color;
+
+void main() {
+    float r = a_ball.z * u_xform.x;
+    vec2 centre = a_ball.xy * u_xform.x + u_xform.yz;
+    v_centre = centre;
+    v_radius = r;
+    v_pinned = mod(a_ball.w, 2.0);
+    v_color = a_color;
+    gl_PointSize = 2.0 * r + 1.0;
+    gl_Position = a_ball.w >= 2.0 ? vec4(2.0, 2.0, 0.0, 1.0)
+                                  : vec4(centre / u_viewport * 2.0 - 1.0, 0.0, 1.0);
+}
