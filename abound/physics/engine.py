@@ -1140,8 +1140,10 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget):
     nwalls = len(W[0])
     gx, gy = params[P_GX], params[P_GY]
     method = int(params[P_BALL_TOI])
-    if not first_pass(B, W, H, G, dt, method, resume):
-        return False
+    if resume[2] >= 0:
+        if not first_pass(B, W, H, G, dt, method, resume):
+            return False
+        resume[2] = -1  # done: balls that go on the big list later are not first-pass work
     while True:
         while resume[1] < resume[0]:  # the balls the last event changed
             if not has_room(H, G, n, nwalls):
