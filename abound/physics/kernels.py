@@ -70,7 +70,21 @@ def pair_toi(dx, dy, dvx, dvy, dax, day, R, touch, h, method):
     of a quartic. method BISECTION refines the time by bisection instead.
     Returns (t, resting).
     """
-    dist = math.sqrt(dx * dx + dy * dy)
+    # Most candidates of a broad phase are far apart or moving apart: rule
+    # them out without a square root. Far: farther than R plus what the
+    # motion can close within h, bounded above with 1-norms (the exact
+    # test below would also answer inf). Apart: moving apart in a straight
+    # line and not touching.
+    d2 = dx * dx + dy * dy
+    reach = (abs(dvx) + abs(dvy)) * h + 0.5 * (abs(dax) + abs(day)) * h * h
+    far = R + max(touch, reach)
+    if reach < INF and d2 > far * far:  # (not for an infinite horizon, nor nan)
+        return INF, False
+    linear = dax == 0.0 and day == 0.0
+    near = R + touch
+    if linear and dx * dvx + dy * dvy >= 0.0 and d2 > near * near:
+        return INF, False
+    dist = math.sqrt(d2)
     if dist == 0.0:
         return INF, False  # coincident centres: settle_overlaps separates them
     if dist < R:
@@ -80,7 +94,6 @@ def pair_toi(dx, dy, dvx, dvy, dax, day, R, touch, h, method):
         R = dist
     gap = dist - R
     vn = (dx * dvx + dy * dvy) / dist  # rate of change of the distance
-    linear = dax == 0.0 and day == 0.0
     if gap <= touch:
         if vn < -V_EPS:
             return 0.0, False
