@@ -106,6 +106,7 @@ MAX_EVENTS_BASE = 100000
 MAX_EVENTS_PER_BALL = 400
 MAX_CELLS_PER_BALL = 64
 MAX_SUBSTEPS = 8
+HEAP_ARITY = 4
 ORDER_TILE = 8  # cells per side of the tiles the working copy is ordered by
 CANDIDATE_COST = 4.0  # cost of testing one candidate / the fixed cost of predicting a ball
 
@@ -165,7 +166,9 @@ def effective_motion(B, i):
 
 
 # --------------------------------------------------------------------------
-# event queue: a binary heap in arrays. H = (times, ints (cap, 7), size (1,))
+# event queue: a 4-ary heap in arrays, H = (times, ints (cap, 7), size (1,)):
+# half the depth of a binary heap, so fewer cache misses on the way down,
+# which dominate popping once the queue outgrows the cache (50,000 balls).
 # ints columns: tie key of a, kind, tie key of b, a, b, count of a, count of b.
 # Tie keys are the balls' public indices (the step works on a spatially
 # sorted copy, see step), so ties resolve in the documented order.
@@ -224,7 +227,7 @@ def heap_push(H, t, a, kind, b, ca, cb, key_a, key_b):
     hi[k, 6] = cb
     size[0] = k + 1
     while k > 0:
-        parent = (k - 1) // 2
+        parent = (k - 1) // HEAP_ARITY
         if _before(ht, hi, k, parent):
             _swap(ht, hi, k, parent)
             k = parent
@@ -244,12 +247,13 @@ def heap_pop(H):
         _swap(ht, hi, 0, last)
         k = 0
         while True:
-            left = 2 * k + 1
-            if left >= last:
+            first = HEAP_ARITY * k + 1
+            if first >= last:
                 break
-            child = left
-            if left + 1 < last and _before(ht, hi, left + 1, left):
-                child = left + 1
+            child = first
+            for c in range(first + 1, min(first + HEAP_ARITY, last)):
+                if _before(ht, hi, c, child):
+                    child = c
             if _before(ht, hi, child, k):
                 _swap(ht, hi, child, k)
                 k = child
