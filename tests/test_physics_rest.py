@@ -202,3 +202,31 @@ def test_shrinking_the_box_brings_balls_back_without_overlap_or_energy_explosion
         sim.step(1 / 60)
         assert sim.kinetic_energy() <= bound
         assert sim.max_overlap() <= PILE_OVERLAP
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_ball_sliding_down_a_segment_leaves_it_at_the_end(backend):
+    # Two balls dropped on a 16 degree slope slide down it; the second reaches
+    # the lower end by a contact with the face right at the end. It used to
+    # go on sliding along the line's extension, in the air, for ever. Sliding
+    # on a face is only possible while the centre projects onto the segment.
+    x0, y0, x1, y1 = 300.0, 610.0, 612.0, 520.0
+    length = math.hypot(x1 - x0, y1 - y0)
+    tx, ty = (x1 - x0) / length, (y1 - y0) / length
+    sim = abound.Simulation(1280, 720, gravity=(0.0, -980.0), backend=backend, wall_restitution=0.6)
+    sim.add_wall(x0, y0, x1, y1, restitution=0.5)
+    sim.add_ball(400.0, 650.0, radius=4.5, restitution=0.4)
+    sim.add_ball(420.0, 660.0, radius=4.5, restitution=0.4)
+    world = sim._world
+    for _ in range(120):
+        sim.step(1 / 60)
+        for i in range(2):
+            if world.mode[i] == 1 and world.sup_kind[i] == 0:  # sliding on a face
+                s = (sim.positions[i, 0] - x0) * tx + (sim.positions[i, 1] - y0) * ty
+                assert -1e-9 * length <= s <= length * (1 + 1e-9), (i, s, length)
+    # and nothing is left hanging in the air beyond the end: a ball past it is
+    # below the end (falling), or touching the end point
+    for i in range(2):
+        px, py = sim.positions[i]
+        if px > x1:
+            assert py < y1 or math.hypot(px - x1, py - y1) <= 4.5 * (1 + 1e-6)

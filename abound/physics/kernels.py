@@ -280,8 +280,15 @@ def normal_impulse(vn, inv_m1, inv_m2, e):
 
 @kernel
 def level_exit_time(x0, v, a, lo, hi, h):
-    """First t in (0, h] at which x(t) = x0 + v t + a t^2/2 leaves [lo, hi]
-    (rising through hi or falling through lo), or inf."""
+    """First t in [0, h] at which x(t) = x0 + v t + a t^2/2 leaves [lo, hi]
+    (rising through hi or falling through lo), or inf. At or past an end and
+    moving out, it leaves now: a ball that reaches a support's end by another
+    event (say a contact with the face right at a segment's end) must not go
+    on sliding along the line's extension."""
+    if x0 >= hi and (v > 0.0 or (v == 0.0 and a > 0.0)):
+        return 0.0
+    if x0 <= lo and (v < 0.0 or (v == 0.0 and a < 0.0)):
+        return 0.0
     best = INF
     n, r0, r1 = quadratic_roots(0.5 * a, v, x0 - hi)
     if n > 0 and 0.0 < r0 <= h and v + a * r0 > 0.0:
