@@ -532,7 +532,7 @@ def predict_walls(B, W, H, i, t, h):
                     if tc < best:
                         u = (wt[w, 0] * (px + (vx + 0.5 * ax * tc) * tc - wp0[w, 0])
                              + wt[w, 1] * (py + (vy + 0.5 * ay * tc) * tc - wp0[w, 1]))
-                        if 0.0 <= u <= wlen[w]:
+                        if 0.0 < u < wlen[w]:  # at an end itself: the end point's contact
                             best = tc
             for end in range(2):
                 ex = wp0[w, 0] if end == 0 else wp1[w, 0]
