@@ -70,18 +70,25 @@ def _timed(frame):
     return (time.perf_counter() - t0) * 1000.0
 
 
-class RendererFrames:
-    """abound's renderer drawing the moving balls into the window's framebuffer, one frame per call."""
+class _Frames:
+    """One timed frame per call: the balls move (untimed), then _draw (timed)."""
 
     def __init__(self, state, width, height):
         from pyglet import gl
-        from abound.render.renderer import Renderer
         self.gl, self.state, self.size = gl, state, (width, height)
-        self.renderer = Renderer()
 
     def __call__(self):
         self.state.step()
         return _timed(self._draw)
+
+
+class RendererFrames(_Frames):
+    """abound's renderer drawing the moving balls into the window's framebuffer."""
+
+    def __init__(self, state, width, height):
+        from abound.render.renderer import Renderer
+        super().__init__(state, width, height)
+        self.renderer = Renderer()
 
     def _draw(self):
         self.renderer.draw(self.state, *self.size, 0)
@@ -91,22 +98,17 @@ class RendererFrames:
         self.renderer.delete()
 
 
-class ShapesFrames:
+class ShapesFrames(_Frames):
     """The same balls as pyglet.shapes.Circle in one batch, each moved to the state's position every frame."""
 
     def __init__(self, state, width, height):
         import pyglet
-        from pyglet import gl
-        self.gl, self.state, self.size = gl, state, (width, height)
+        super().__init__(state, width, height)
         self.batch = pyglet.graphics.Batch()
         cols = (state.colors[:, :3] * 255).astype(int)
         self.circles = [pyglet.shapes.Circle(float(x), float(y), float(r), color=tuple(int(c) for c in col),
                                              batch=self.batch)
                         for (x, y), r, col in zip(state.positions, state.radii, cols)]
-
-    def __call__(self):
-        self.state.step()
-        return _timed(self._draw)
 
     def _draw(self):
         gl = self.gl

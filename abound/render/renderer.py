@@ -1,12 +1,12 @@
 """The OpenGL renderer: balls as point sprites (one draw call), walls as capsules, trails.
 
 Every ball is a GL_POINTS sprite shaded as an anti-aliased signed-distance
-circle (``shaders/balls_points.vert``, ``balls.frag``): one vertex per ball and
+circle (``shaders/balls.vert`` with POINT_SPRITE, ``balls.frag``): one vertex per ball and
 no instancing, which a software rasteriser (llvmpipe) runs about twice as fast as
 instanced triangles. A point sprite has a size limit (GL_POINT_SIZE_RANGE,
 255 px on llvmpipe) and GL drops a whole point whose centre is off the frame,
 so the few balls bigger than that, or centred off the frame, are drawn by a
-second call, one instanced triangle each (``balls.vert``).
+second call, one instanced triangle each (the same shaders without POINT_SPRITE).
 
 State goes to the GPU straight from the simulation's numpy arrays: one
 interleaved float32 array (x, y, radius, flags, r, g, b, a per ball) filled by
@@ -147,7 +147,7 @@ class Renderer:
     def __init__(self, style=None):
         check_gl()
         self.style = style
-        self._ball_programs = {}  # (vertex shader, shading) -> program, made when first needed
+        self._ball_programs = {}  # (point sprites?, shading?) -> program, made when first needed
         self.walls_prog = _program("walls.vert", "walls.frag")
         self.fade_prog = _program("screen.vert", "fade.frag")
         self._point_buf, self._tri_buf, self._wall_buf = _Buffer(), _Buffer(), _Buffer()
@@ -265,12 +265,12 @@ class Renderer:
             gl.glDrawArraysInstanced(gl.GL_TRIANGLE_STRIP, 0, 4, m)
         if n:
             gl.glEnable(gl.GL_PROGRAM_POINT_SIZE)
-            self._use_ball_program("balls_points.vert", xform, vp, style)
+            self._use_ball_program(True, xform, vp, style)
             gl.glBindVertexArray(self._point_vao)
             gl.glDrawArrays(gl.GL_POINTS, 0, n)  # every ball, one call (those flagged for triangles skip it)
             gl.glDisable(gl.GL_PROGRAM_POINT_SIZE)  # leave pyglet's own drawing (the HUD) as it was
         if n_big:
-            self._use_ball_program("balls.vert", xform, vp, style)
+            self._use_ball_program(False, xform, vp, style)
             gl.glBindVertexArray(self._tri_vao)
             gl.glDrawArraysInstanced(gl.GL_TRIANGLES, 0, 3, n_big)
         if trails:  # the accumulated picture to the target (a blit: cheaper than a full-frame shader pass)
@@ -281,13 +281,14 @@ class Renderer:
         gl.glUseProgram(0)
         gl.glBindFramebuffer(gl.GL_FRAMEBUFFER, framebuffer)
 
-    def _use_ball_program(self, vert, xform, viewport, style):
-        # shading is compiled in or out: a software rasteriser runs both sides of
-        # a branch on a uniform, so flat discs would pay for the shading too
-        key = (vert, bool(style.shading))
+    def _use_ball_program(self, points, xform, viewport, style):
+        # the path and shading are compiled in or out: a software rasteriser runs
+        # both sides of a branch on a uniform, so flat discs would pay for the shading too
+        key = (points, bool(style.shading))
         p = self._ball_programs.get(key)
         if p is None:
-            p = self._ball_programs[key] = _program(vert, "balls.frag", ("SHADING",) if key[1] else ())
+            defines = ("POINT_SPRITE",) * points + ("SHADING",) * key[1]
+            p = self._ball_programs[key] = _program("balls.vert", "balls.frag", defines)
         p.use()
         p["u_xform"] = xform
         p["u_viewport"] = viewport
