@@ -79,7 +79,7 @@ import math
 
 import numpy as np
 
-from ._jit import kernel, allocating
+from ._jit import kernel, allocating, inlined
 from .kernels import (TOUCH_REL, V_EPS, line_toi, pair_toi, mix_restitution,
                       normal_impulse, level_exit_time, ANALYTIC)
 from .roots import INF
@@ -235,7 +235,7 @@ def heap_push(H, t, a, kind, b, ca, cb, key_a, key_b):
             break
 
 
-@kernel
+@inlined
 def heap_pop(H):
     """Remove the first event; returns (t, a, kind, b, ca, cb)."""
     ht, hi, size = H
@@ -425,7 +425,7 @@ def grid_reserve(G, extra):
     return G[:1] + (e2, n2) + G[3:]
 
 
-@kernel
+@inlined
 def grid_insert(G, B, i, T):
     """Enter ball i again for its sweep over the next T seconds, in the cells
     outside its span from grid_new (a sweep over more than MAX_CELLS_PER_BALL
@@ -456,7 +456,7 @@ def grid_insert(G, B, i, T):
     meta[0] = k
 
 
-@kernel
+@inlined
 def grid_candidates(G, B, i, T, out):
     """Write the balls that may meet ball i within T seconds into out; returns their count.
     out must hold N entries; each candidate appears once (per-query stamps)."""
@@ -502,7 +502,7 @@ def _offer(j, i, q, stamp, out, m):
 # --------------------------------------------------------------------------
 # prediction
 # --------------------------------------------------------------------------
-@kernel
+@inlined
 def predict_walls(B, W, H, i, t, h):
     """Push ball i's first contact with each wall (face or end point) within h."""
     pos, vel, acc, radius, mode, count, sup_kind, sup_idx = B[0], B[1], B[2], B[4], B[7], B[8], B[9], B[10]
@@ -594,7 +594,7 @@ def predict_leave(B, W, H, i, t, h):
         heap_push(H, t + tc, i, EV_LEAVE, -1, count[i], 0, key[i], -1)
 
 
-@kernel
+@inlined
 def predict_ball(B, W, H, G, i, t, dt, method, cand):
     """Push the next events of ball i (synced to t), whose trajectory has just
     changed: it is entered in the grid for its new sweep first. The caller has
@@ -893,7 +893,7 @@ def contact_restitution(e1, e2, params, approach, since_last):
     return mix_restitution(e1, e2, int(params[P_MIX]))
 
 
-@kernel
+@inlined
 def resolve_wall(B, W, G, i, code, t, params, tlast, normals, cand):
     """Ball i meets wall code // 3 (part 0: face, 1: end p0, 2: end p1)."""
     pos, vel, rest = B[0], B[1], B[6]
@@ -929,7 +929,7 @@ def resolve_wall(B, W, G, i, code, t, params, tlast, normals, cand):
                   normals, cand)
 
 
-@kernel
+@inlined
 def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand, stack):
     """Balls a and b meet: wake a sleeper hit hard enough, exchange the normal impulse."""
     pos, vel, radius, inv_mass, rest, mode = B[0], B[1], B[4], B[5], B[6], B[7]
