@@ -425,16 +425,22 @@ def grid_reserve(G, extra):
     return G[:1] + (e2, n2) + G[3:]
 
 
-@inlined
+@kernel
 def grid_insert(G, B, i, T):
-    """Enter ball i again for its sweep over the next T seconds, in the cells
+    """Enter ball i again for its sweep over the next T seconds (see grid_enter)."""
+    x0, y0, x1, y1 = swept_box(B, i, T)
+    grid_enter(G, i, _cell_span(G, x0, y0, x1, y1))
+
+
+@inlined
+def grid_enter(G, i, cells):
+    """Enter ball i in the cells (ix0, iy0, ix1, iy1) of its new sweep that lie
     outside its span from grid_new (a sweep over more than MAX_CELLS_PER_BALL
     cells puts it on the big list instead). The caller has reserved
     MAX_CELLS_PER_BALL entries (grid_reserve)."""
     head, ent_ball, ent_next, meta, size, big, stamp, is_big = G[:8]
     span = G[10]
-    x0, y0, x1, y1 = swept_box(B, i, T)
-    ix0, iy0, ix1, iy1 = _cell_span(G, x0, y0, x1, y1)
+    ix0, iy0, ix1, iy1 = cells
     ncells = (ix1 - ix0 + 1) * (iy1 - iy0 + 1)
     if ncells > MAX_CELLS_PER_BALL:
         if not is_big[i]:
@@ -456,12 +462,21 @@ def grid_insert(G, B, i, T):
     meta[0] = k
 
 
-@inlined
+@kernel
 def grid_candidates(G, B, i, T, out):
-    """Write the balls that may meet ball i within T seconds into out; returns their count.
-    out must hold N entries; each candidate appears once (per-query stamps)."""
+    """Write the balls that may meet ball i within T seconds into out; returns
+    their count (see grid_cell_balls)."""
+    x0, y0, x1, y1 = swept_box(B, i, T)
+    return grid_cell_balls(G, i, _cell_span(G, x0, y0, x1, y1), out)
+
+
+@inlined
+def grid_cell_balls(G, i, cells, out):
+    """Write the balls entered in the cells (ix0, iy0, ix1, iy1), and the big
+    ones, into out (all N balls but i when i is big); returns their count.
+    out must hold N entries; each ball appears once (per-query stamps)."""
     head, ent_ball, ent_next, meta, size, big, stamp, is_big, start, cell_ball = G[:10]
-    n = len(B[4])
+    n = len(stamp)
     meta[4] += 1
     q = meta[4]
     m = 0
@@ -471,8 +486,7 @@ def grid_candidates(G, B, i, T, out):
                 out[m] = j
                 m += 1
         return m
-    x0, y0, x1, y1 = swept_box(B, i, T)
-    ix0, iy0, ix1, iy1 = _cell_span(G, x0, y0, x1, y1)
+    ix0, iy0, ix1, iy1 = cells
     nx = meta[1]
     for iy in range(iy0, iy1 + 1):
         for ix in range(ix0, ix1 + 1):
@@ -548,20 +562,36 @@ def predict_walls(B, W, H, i, t, h):
 
 
 @kernel
+def motion_at(B, i, t):
+    """(x, y, vx, vy, ax, ay) of ball i at time t, as others see it (a fixed
+    ball does not move), without syncing it: the same arithmetic as sync."""
+    pos, vel, acc, tloc, mode = B[0], B[1], B[2], B[3], B[7]
+    if is_fixed(mode[i]):
+        return pos[i, 0], pos[i, 1], 0.0, 0.0, 0.0, 0.0
+    d = t - tloc[i]
+    vx, vy, ax, ay = vel[i, 0], vel[i, 1], acc[i, 0], acc[i, 1]
+    if d == 0.0:
+        return pos[i, 0], pos[i, 1], vx, vy, ax, ay
+    return (pos[i, 0] + (vx + 0.5 * ax * d) * d, pos[i, 1] + (vy + 0.5 * ay * d) * d,
+            vx + ax * d, vy + ay * d, ax, ay)
+
+
+@inlined
 def predict_pair(B, H, i, j, t, h, method):
-    """Push the first contact of balls i and j (both synced to t) within h."""
-    pos, radius, mode, count, sup_kind, sup_idx, key = B[0], B[4], B[7], B[8], B[9], B[10], B[14]
+    """Push the first contact of balls i and j within h of time t (i synced to
+    t; j's position at t is computed, not stored: a candidate stays as it is)."""
+    radius, mode, count, sup_kind, sup_idx, key = B[4], B[7], B[8], B[9], B[10], B[14]
     if is_fixed(mode[i]) and is_fixed(mode[j]):
         return
     if mode[i] == SLIDING and sup_kind[i] == SUP_BALL and sup_idx[i] == j:
         return
     if mode[j] == SLIDING and sup_kind[j] == SUP_BALL and sup_idx[j] == i:
         return
-    vix, viy, aix, aiy = effective_motion(B, i)
-    vjx, vjy, ajx, ajy = effective_motion(B, j)
+    pix, piy, vix, viy, aix, aiy = motion_at(B, i, t)
+    pjx, pjy, vjx, vjy, ajx, ajy = motion_at(B, j, t)
     R = radius[i] + radius[j]
     touch = TOUCH_REL * min(radius[i], radius[j])
-    tc, resting = pair_toi(pos[j, 0] - pos[i, 0], pos[j, 1] - pos[i, 1], vjx - vix, vjy - viy,
+    tc, resting = pair_toi(pjx - pix, pjy - piy, vjx - vix, vjy - viy,
                            ajx - aix, ajy - aiy, R, touch, h, method)
     if tc < INF:
         a, b = (i, j) if key[i] < key[j] else (j, i)
@@ -601,18 +631,19 @@ def predict_ball(B, W, H, G, i, t, dt, method, cand):
     reserved room in the grid and the queue (reserve)."""
     mode = B[7]
     h = dt - t
-    grid_insert(G, B, i, h)
+    x0, y0, x1, y1 = swept_box(B, i, h)
+    cells = _cell_span(G, x0, y0, x1, y1)
+    grid_enter(G, i, cells)
     fixed_i = is_fixed(mode[i])
     if not fixed_i:
         predict_walls(B, W, H, i, t, h)
         if mode[i] == SLIDING:
             predict_leave(B, W, H, i, t, h)
-    m = grid_candidates(G, B, i, h, cand)
+    m = grid_cell_balls(G, i, cells, cand)
     for k in range(m):
         j = cand[k]
         if fixed_i and is_fixed(mode[j]):
             continue
-        sync(B, j, t)
         predict_pair(B, H, i, j, t, h, method)
 
 
@@ -968,14 +999,22 @@ def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand, st
     tlast[a] = t
     tlast[b] = t
     R = radius[a] + radius[b]
+    # (after_contact is called only where it may do more than free the ball:
+    # a call passes the whole state, which costs more than a free contact)
     if not fixed_a:
-        after_contact(B, W, G, a, lasting(mode[b]), -nx, -ny, SUP_BALL, b, pos[b, 0], pos[b, 1], R,
-                      gx, gy, rest_speed, normals, cand)
+        if lasting(mode[b]):
+            after_contact(B, W, G, a, True, -nx, -ny, SUP_BALL, b, pos[b, 0], pos[b, 1], R,
+                          gx, gy, rest_speed, normals, cand)
+        else:
+            set_free(B, a, gx, gy)
         todo[ntodo] = a
         ntodo += 1
     if not fixed_b:
-        after_contact(B, W, G, b, lasting(mode[a]), nx, ny, SUP_BALL, a, pos[a, 0], pos[a, 1], R,
-                      gx, gy, rest_speed, normals, cand)
+        if lasting(mode[a]):
+            after_contact(B, W, G, b, True, nx, ny, SUP_BALL, a, pos[a, 0], pos[a, 1], R,
+                          gx, gy, rest_speed, normals, cand)
+        else:
+            set_free(B, b, gx, gy)
         todo[ntodo] = b
         ntodo += 1
     return ntodo
