@@ -428,19 +428,12 @@ def grid_reserve(G, extra):
     return G[:1] + (e2, n2) + G[3:]
 
 
-@kernel
-def grid_insert(G, B, i, T):
-    """Enter ball i again for its sweep over the next T seconds (see grid_enter)."""
-    x0, y0, x1, y1 = swept_box(B, i, T)
-    grid_enter(G, i, _cell_span(G, x0, y0, x1, y1))
-
-
 @inlined
 def grid_enter(G, i, cells):
-    """Enter ball i in the cells (ix0, iy0, ix1, iy1) of its new sweep that lie
-    outside its span from grid_new (a sweep over more than MAX_CELLS_PER_BALL
-    cells puts it on the big list instead). The caller has reserved
-    MAX_CELLS_PER_BALL entries (grid_reserve)."""
+    """Enter ball i again, for its new sweep: in the cells (ix0, iy0, ix1,
+    iy1) of that sweep that lie outside its span from grid_new (a sweep over
+    more than MAX_CELLS_PER_BALL cells puts it on the big list instead). The
+    caller has reserved MAX_CELLS_PER_BALL entries (grid_reserve)."""
     head, ent_ball, ent_next, meta, size, big, stamp, is_big = G[:8]
     span = G[10]
     ix0, iy0, ix1, iy1 = cells
