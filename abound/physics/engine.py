@@ -108,6 +108,7 @@ MAX_CELLS_PER_BALL = 64
 MAX_SUBSTEPS = 8
 HEAP_ARITY = 4
 ORDER_TILE = 8  # cells per side of the tiles the working copy is ordered by
+GRID_INT = np.int32  # the grid's ball and entry indices (below 2^31): half the memory of int64
 # the cost model of substeps, in units of the fixed cost of predicting one ball in a part
 PART_CANDIDATE_COST = 1.3  # a candidate met by the first pass
 EVENT_CANDIDATE_COST = 3.4  # a candidate met by the predictions after an event (two balls)
@@ -355,13 +356,13 @@ def grid_new(B, width, height, dt):
     size = np.empty(1, dtype=np.float64)
     size[0] = h
     cap = 2 * n + 64
-    G = (np.full(nx * ny, -1, dtype=np.int64), np.empty(cap, dtype=np.int64),
-         np.empty(cap, dtype=np.int64), meta, size, np.empty(max(n, 1), dtype=np.int64),
-         np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.bool_),
-         np.zeros(nx * ny + 1, dtype=np.int64), np.empty(0, dtype=np.int64),
-         np.empty((n, 4), dtype=np.int64))
+    G = (np.full(nx * ny, -1, dtype=GRID_INT), np.empty(cap, dtype=GRID_INT),
+         np.empty(cap, dtype=GRID_INT), meta, size, np.empty(max(n, 1), dtype=GRID_INT),
+         np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.bool_),  # (stamps: query ids, int64)
+         np.zeros(nx * ny + 1, dtype=GRID_INT), np.empty(0, dtype=GRID_INT),
+         np.empty((n, 4), dtype=GRID_INT))
     total = grid_count(G, B, dt)
-    G = G[:9] + (np.empty(total, dtype=np.int64),) + G[10:]
+    G = G[:9] + (np.empty(total, dtype=GRID_INT),) + G[10:]
     grid_fill(G)
     return G
 
@@ -421,8 +422,8 @@ def grid_reserve(G, extra):
     if k + extra <= len(ent_ball):
         return G
     cap = max(2 * len(ent_ball), k + extra)
-    e2 = np.empty(cap, dtype=np.int64)
-    n2 = np.empty(cap, dtype=np.int64)
+    e2 = np.empty(cap, dtype=GRID_INT)
+    n2 = np.empty(cap, dtype=GRID_INT)
     e2[:k] = ent_ball[:k]
     n2[:k] = ent_next[:k]
     return G[:1] + (e2, n2) + G[3:]
