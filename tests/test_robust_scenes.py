@@ -243,6 +243,31 @@ def test_million_px_per_second_balls_among_others(backend, method):
     assert checker.events >= least, (checker.events, least)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_million_px_per_second_balls_keep_their_energy_when_every_contact_is_elastic(backend):
+    # Restitution 1 everywhere: whatever the speeds, the energy stays. Heavy
+    # balls at 1e6 px/s squeeze light ones against the walls, the pinned ball
+    # and a segment, so contacts follow one another within microseconds (a
+    # rattle the collapse rule must not stop: it loses no energy) and light
+    # balls are heated to 1e8 px/s and more, with a position round-off of
+    # 1e-13 px at each side they touch (which must not cost their speed).
+    sim = _sim(backend, "analytic", width=800.0, height=600.0)
+    rng = np.random.default_rng(11)
+    sim.add_ball(400.0, 300.0, radius=25.0, pinned=True)
+    sim.add_wall(100.0, 100.0, 300.0, 150.0)
+    steps, pairs = (30, 4) if backend == "fast" else (2, 4)
+    for k in range(2 * pairs):
+        angle = rng.uniform(0, 2 * math.pi)
+        speed, mass = (1e6, 1e6) if k % 2 == 0 else (rng.uniform(0, 500), 10.0 ** rng.uniform(0, 3))
+        sim.add_ball(60.0 + 90.0 * k, 500.0, speed * math.cos(angle), speed * math.sin(angle),
+                     radius=rng.uniform(2.0, 12.0), mass=mass, restitution=1.0)
+    checker = StepChecker(sim)
+    e0 = sim.energy()
+    for _ in range(steps):
+        checker.step(DT)
+    assert abs(sim.energy() - e0) <= ROUND_OFF * e0, (sim.energy() - e0) / e0
+
+
 # --------------------------------------------------------------------------
 # gravity switched off and on under a pile
 # --------------------------------------------------------------------------

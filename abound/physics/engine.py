@@ -58,7 +58,11 @@ use a restitution threshold with a supported state and sleeping:
      rest_speed stops them. A ball that still makes COLLAPSE_CONTACTS such
      rapid contacts in one part of a step stops where it is: asleep if it is
      slow and touches something fixed (a pile then sleeps from the bottom
-     up), else frozen for the rest of the step (see Budgets).
+     up), else frozen for the rest of the step (see Budgets). Only contacts
+     that would lose energy count (restitution below 1 or slower than
+     rest_speed, before the TC model): elastic bounces are no collapse,
+     however soon they follow one another - at a million px/s a ball
+     crosses 10 px in TC_TIME - and stopping them would destroy energy.
 The single dropped ball thus stops at the time the geometric series of its
 bounces predicts, up to the last bounces slower than rest_speed.
 
@@ -923,7 +927,8 @@ def contact_restitution(e1, e2, params, approach, since_last):
 
 @inlined
 def resolve_wall(B, W, G, i, code, t, params, tlast, normals, cand):
-    """Ball i meets wall code // 3 (part 0: face, 1: end p0, 2: end p1)."""
+    """Ball i meets wall code // 3 (part 0: face, 1: end p0, 2: end p1);
+    returns whether it bounced off elastically (see resolve_pair)."""
     pos, vel, rest = B[0], B[1], B[6]
     wp0, wp1, wn, wt, wlen, wc, we, wkind = W
     gx, gy, rest_speed = params[P_GX], params[P_GY], params[P_REST_SPEED]
@@ -947,19 +952,26 @@ def resolve_wall(B, W, G, i, code, t, params, tlast, normals, cand):
     if skind == SUP_FACE and wkind[w] == BOX_LINE:
         cr = -1.0  # a box side is an infinite line: a ball slides along it without end
     vn = vel[i, 0] * nx + vel[i, 1] * ny
+    elastic = False
     if vn < 0.0:
         e = contact_restitution(rest[i], we[w], params, -vn, INF)  # no collapse against a wall alone
+        elastic = e >= 1.0
         J = normal_impulse(vn, 0.0, 1.0, e)  # the wall is infinitely heavy
         vel[i, 0] += J * nx
         vel[i, 1] += J * ny
     tlast[i] = t
     after_contact(B, W, G, i, True, nx, ny, skind, sidx, cx, cy, cr, gx, gy, rest_speed,
                   normals, cand)
+    return elastic
 
 
 @inlined
 def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand, stack):
-    """Balls a and b meet: wake a sleeper hit hard enough, exchange the normal impulse."""
+    """Balls a and b meet: wake a sleeper hit hard enough, exchange the normal
+    impulse. Returns the new count of balls to predict and whether they
+    bounced elastically: at rest_speed or faster with restitution 1, not
+    counting the TC model's (such a contact loses no energy, so it is no part
+    of an inelastic collapse)."""
     pos, vel, radius, inv_mass, rest, mode = B[0], B[1], B[4], B[5], B[6], B[7]
     gx, gy, rest_speed = params[P_GX], params[P_GY], params[P_REST_SPEED]
     sync(B, a, t)
@@ -979,11 +991,13 @@ def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand, st
             ntodo = wake(B, G, b, t, gx, gy, todo, ntodo, cand, stack)
     fixed_a = is_fixed(mode[a])
     fixed_b = is_fixed(mode[b])
+    elastic = False
     if vn < 0.0:
         # the TC model is for collapse among moving balls; against a fixed
         # one, bounces lose speed by e each time until rest_speed stops them
         since = INF if fixed_a or fixed_b else t - max(tlast[a], tlast[b])
         e = contact_restitution(rest[a], rest[b], params, -vn, since)
+        elastic = contact_restitution(rest[a], rest[b], params, -vn, INF) >= 1.0
         inv_a = 0.0 if fixed_a else inv_mass[a]
         inv_b = 0.0 if fixed_b else inv_mass[b]
         J = normal_impulse(vn, inv_a, inv_b, e)
@@ -1014,7 +1028,7 @@ def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand, st
             set_free(B, b, gx, gy)
         todo[ntodo] = b
         ntodo += 1
-    return ntodo
+    return ntodo, elastic
 
 
 # --------------------------------------------------------------------------
@@ -1227,13 +1241,16 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget):
             rapid_a = t - tlast[a] < TC_TIME
             rapid_b = kind == EV_BALL and t - tlast[b] < TC_TIME
             if kind == EV_WALL:
-                resolve_wall(B, W, G, a, b, t, params, tlast, normals, cand)
+                elastic = resolve_wall(B, W, G, a, b, t, params, tlast, normals, cand)
                 stats[S_WALL] += 1
                 todo[0] = a
                 ntodo = 1
             else:
-                ntodo = resolve_pair(B, W, G, a, b, t, params, tlast, todo, 0, normals, cand, stack)
+                ntodo, elastic = resolve_pair(B, W, G, a, b, t, params, tlast, todo, 0, normals,
+                                              cand, stack)
                 stats[S_BALL] += 1
+            if elastic:  # it lost no energy: no part of a collapse, however soon
+                rapid_a = rapid_b = False
             for x in (a, b):
                 if not (rapid_a if x == a else rapid_b):
                     continue
@@ -1275,7 +1292,12 @@ def finish(B, params, t_end):
 @kernel
 def clamp_into_box(B, width, height):
     """Keep every centre at least a radius from the box sides (round-off guard;
-    a ball wider than the box sits on its middle line)."""
+    a ball wider than the box sits on its middle line, still along that axis).
+
+    The velocity is kept: a ball put back on a side while moving out meets
+    that side at once in the next step and bounces with its restitution.
+    (Stopping it instead threw away the energy of every ball that round-off
+    left 1e-13 px outside - at a million px/s, most of the scene's.)"""
     pos, vel, radius, mode = B[0], B[1], B[4], B[7]
     for i in range(len(radius)):
         if mode[i] == PINNED:
@@ -1286,15 +1308,12 @@ def clamp_into_box(B, width, height):
             lo = r
             hi = size - r
             if lo > hi:
-                lo = hi = 0.5 * size
-            if pos[i, ax] < lo:
+                pos[i, ax] = 0.5 * size
+                vel[i, ax] = 0.0
+            elif pos[i, ax] < lo:
                 pos[i, ax] = lo
-                if vel[i, ax] < 0.0:
-                    vel[i, ax] = 0.0
             elif pos[i, ax] > hi:
                 pos[i, ax] = hi
-                if vel[i, ax] > 0.0:
-                    vel[i, ax] = 0.0
 
 
 @allocating
