@@ -215,19 +215,29 @@ def test_million_px_per_second_ball_bounces_where_the_unfolded_line_says(backend
     assert np.all(sim.velocities[0] == [sx * v[0], sy * v[1]])
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("method", TOI_METHODS)
-def test_million_px_per_second_balls_among_others(backend, method):
+def _million_px_scene(backend, method, pairs, draw):
+    """800 x 600 with a pinned ball, a segment and a row of 2 x pairs balls,
+    every other one at 1e6 px/s, all in random directions; draw(rng, is_fast)
+    gives a ball's (speed, restitution, mass)."""
     sim = _sim(backend, method, width=800.0, height=600.0)
     rng = np.random.default_rng(11)
     sim.add_ball(400.0, 300.0, radius=25.0, pinned=True)
     sim.add_wall(100.0, 100.0, 300.0, 150.0)
-    steps, fast = (30, 4) if backend == "fast" else (4, 2)
-    for k in range(2 * fast):
+    for k in range(2 * pairs):
         angle = rng.uniform(0, 2 * math.pi)
-        speed, e = (1e6, 1.0) if k % 2 == 0 else (rng.uniform(0, 500), rng.uniform())
+        speed, e, mass = draw(rng, k % 2 == 0)
         sim.add_ball(60.0 + 90.0 * k, 500.0, speed * math.cos(angle), speed * math.sin(angle),
-                     radius=rng.uniform(2.0, 12.0), mass=10.0 ** rng.uniform(0, 6), restitution=e)
+                     radius=rng.uniform(2.0, 12.0), mass=mass, restitution=e)
+    return sim
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("method", TOI_METHODS)
+def test_million_px_per_second_balls_among_others(backend, method):
+    steps, fast = (30, 4) if backend == "fast" else (4, 2)
+    sim = _million_px_scene(backend, method, fast, lambda rng, is_fast: (
+        (1e6, 1.0, 10.0 ** rng.uniform(0, 6)) if is_fast
+        else (rng.uniform(0, 500), rng.uniform(), 10.0 ** rng.uniform(0, 6))))
     checker = StepChecker(sim)
     # A ball meets something within every 1,000 px it travels (the box's
     # diagonal), so one that starts a step faster than 1,000 px / DT has a
@@ -251,16 +261,9 @@ def test_million_px_per_second_balls_keep_their_energy_when_every_contact_is_ela
     # rattle the collapse rule must not stop: it loses no energy) and light
     # balls are heated to 1e8 px/s and more, with a position round-off of
     # 1e-13 px at each side they touch (which must not cost their speed).
-    sim = _sim(backend, "analytic", width=800.0, height=600.0)
-    rng = np.random.default_rng(11)
-    sim.add_ball(400.0, 300.0, radius=25.0, pinned=True)
-    sim.add_wall(100.0, 100.0, 300.0, 150.0)
-    steps, pairs = (30, 4) if backend == "fast" else (2, 4)
-    for k in range(2 * pairs):
-        angle = rng.uniform(0, 2 * math.pi)
-        speed, mass = (1e6, 1e6) if k % 2 == 0 else (rng.uniform(0, 500), 10.0 ** rng.uniform(0, 3))
-        sim.add_ball(60.0 + 90.0 * k, 500.0, speed * math.cos(angle), speed * math.sin(angle),
-                     radius=rng.uniform(2.0, 12.0), mass=mass, restitution=1.0)
+    steps = 30 if backend == "fast" else 2
+    sim = _million_px_scene(backend, "analytic", 4, lambda rng, is_fast: (
+        (1e6, 1.0, 1e6) if is_fast else (rng.uniform(0, 500), 1.0, 10.0 ** rng.uniform(0, 3))))
     checker = StepChecker(sim)
     e0 = sim.energy()
     for _ in range(steps):
