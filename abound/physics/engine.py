@@ -915,11 +915,9 @@ def wake(B, G, j, t, gx, gy, todo, ntodo, cand, stack):
 # responses
 # --------------------------------------------------------------------------
 @kernel
-def contact_restitution(e1, e2, params, approach, since_last):
-    """Restitution of a contact: the mixed value; 0 below rest_speed; 1 within
-    TC_TIME of a previous contact (the TC model)."""
-    if since_last < TC_TIME:
-        return 1.0
+def contact_restitution(e1, e2, params, approach):
+    """Restitution of a contact: the mixed value; 0 below rest_speed (the TC
+    model may then make a contact between moving balls elastic: resolve_pair)."""
     if approach < params[P_REST_SPEED]:
         return 0.0
     return mix_restitution(e1, e2, int(params[P_MIX]))
@@ -954,7 +952,7 @@ def resolve_wall(B, W, G, i, code, t, params, tlast, normals, cand):
     vn = vel[i, 0] * nx + vel[i, 1] * ny
     elastic = False
     if vn < 0.0:
-        e = contact_restitution(rest[i], we[w], params, -vn, INF)  # no collapse against a wall alone
+        e = contact_restitution(rest[i], we[w], params, -vn)  # no TC model against a wall alone
         elastic = e >= 1.0
         J = normal_impulse(vn, 0.0, 1.0, e)  # the wall is infinitely heavy
         vel[i, 0] += J * nx
@@ -993,11 +991,13 @@ def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand, st
     fixed_b = is_fixed(mode[b])
     elastic = False
     if vn < 0.0:
-        # the TC model is for collapse among moving balls; against a fixed
-        # one, bounces lose speed by e each time until rest_speed stops them
-        since = INF if fixed_a or fixed_b else t - max(tlast[a], tlast[b])
-        e = contact_restitution(rest[a], rest[b], params, -vn, since)
-        elastic = contact_restitution(rest[a], rest[b], params, -vn, INF) >= 1.0
+        e = contact_restitution(rest[a], rest[b], params, -vn)
+        elastic = e >= 1.0
+        # the TC model, for collapse among moving balls: elastic within
+        # TC_TIME of either ball's previous contact. Against a fixed one,
+        # bounces lose speed by e each time until rest_speed stops them.
+        if not (fixed_a or fixed_b) and t - max(tlast[a], tlast[b]) < TC_TIME:
+            e = 1.0
         inv_a = 0.0 if fixed_a else inv_mass[a]
         inv_b = 0.0 if fixed_b else inv_mass[b]
         J = normal_impulse(vn, inv_a, inv_b, e)
