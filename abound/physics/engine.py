@@ -111,6 +111,7 @@ MAX_EVENTS_PER_BALL = 400
 MAX_CELLS_PER_BALL = 64
 MAX_SUBSTEPS = 8
 HEAP_ARITY = 4
+SWEEP_SAMPLE = 2048  # balls sampled for the mean sweep (mean_sweep)
 ORDER_TILE = 8  # cells per side of the tiles the working copy is ordered by
 GRID_INT = np.int32  # the grid's ball and entry indices (below 2^31): half the memory of int64
 # the cost model of substeps, in units of the fixed cost of predicting one ball in a part
@@ -325,17 +326,23 @@ def _cell_span(G, x0, y0, x1, y1):
 
 @kernel
 def mean_sweep(B, dt, cap):
-    """(mean distance a ball can move in dt, each capped at cap; mean diameter)."""
+    """(mean distance a ball can move in dt, each capped at cap; mean diameter),
+    over every ball, or an evenly strided sample of SWEEP_SAMPLE of them: the
+    means only size the grid and count the parts, and two square roots for
+    every ball, four times a step, were 3% of a hot gas's step."""
     radius = B[4]
     n = len(radius)
+    stride = max(1, n // SWEEP_SAMPLE)
     reach = 0.0
     diameter = 0.0
-    for i in range(n):
+    taken = 0
+    for i in range(0, n, stride):
         vx, vy, ax, ay = effective_motion(B, i)
         r = math.sqrt(vx * vx + vy * vy) * dt + 0.5 * math.sqrt(ax * ax + ay * ay) * dt * dt
         reach += min(r, cap)
         diameter += 2.0 * radius[i]
-    return reach / max(n, 1), diameter / max(n, 1)
+        taken += 1
+    return reach / max(taken, 1), diameter / max(taken, 1)
 
 
 @kernel
