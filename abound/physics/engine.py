@@ -558,17 +558,28 @@ def _offer(j, i, q, stamp, out, m, kept, box, boxed):
 # prediction
 # --------------------------------------------------------------------------
 @inlined
-def predict_walls(B, W, H, i, t, h):
-    """Push ball i's first contact with each wall (face or end point) within h."""
+def predict_walls(B, W, H, i, t, h, box):
+    """Push ball i's first contact with each wall (face or end point) within h.
+    box is ball i's kept box (see keep_box): walls it keeps clear of, most of
+    them for most balls, are ruled out with a comparison or two."""
     pos, vel, acc, radius, mode, count, sup_kind, sup_idx = B[0], B[1], B[2], B[4], B[7], B[8], B[9], B[10]
     key = B[14]
     wp0, wp1, wn, wt, wlen, wc, we, wkind = W
     r = radius[i]
     touch = TOUCH_REL * r
     px, py, vx, vy, ax, ay = pos[i, 0], pos[i, 1], vel[i, 0], vel[i, 1], acc[i, 0], acc[i, 1]
+    x0, y0, x1, y1 = box
     for w in range(len(wc)):
-        on_face = mode[i] == SLIDING and sup_kind[i] == SUP_FACE and sup_idx[i] == w
         nx, ny = wn[w, 0], wn[w, 1]
+        if wkind[w] == BOX_LINE:
+            # the box's corner nearest the line: on its far side means no
+            # contact (the box is wider than the ball's sweep by more than touch)
+            if nx * (x0 if nx > 0.0 else x1) + ny * (y0 if ny > 0.0 else y1) - wc[w] > 0.0:
+                continue
+        elif (x1 < min(wp0[w, 0], wp1[w, 0]) or x0 > max(wp0[w, 0], wp1[w, 0])
+              or y1 < min(wp0[w, 1], wp1[w, 1]) or y0 > max(wp0[w, 1], wp1[w, 1])):
+            continue  # the box misses the segment's bounding box
+        on_face = mode[i] == SLIDING and sup_kind[i] == SUP_FACE and sup_idx[i] == w
         best = INF
         part = 0
         if wkind[w] == BOX_LINE:
@@ -678,7 +689,7 @@ def predict_ball(B, W, H, G, i, t, dt, method, cand):
     grid_enter(G, i, cells)
     fixed_i = is_fixed(mode[i])
     if not fixed_i:
-        predict_walls(B, W, H, i, t, h)
+        predict_walls(B, W, H, i, t, h, (G[11][i, 0], G[11][i, 1], G[11][i, 2], G[11][i, 3]))
         if mode[i] == SLIDING:
             predict_leave(B, W, H, i, t, h)
     m = grid_cell_balls(G, i, cells, cand, box, True)
@@ -708,7 +719,7 @@ def first_pass(B, W, H, G, dt, method, resume):
         if not is_fixed(mode[i]):
             if H[2][0] + nwalls + 2 > len(H[0]):
                 return False
-            predict_walls(B, W, H, i, 0.0, dt)
+            predict_walls(B, W, H, i, 0.0, dt, (kept[i, 0], kept[i, 1], kept[i, 2], kept[i, 3]))
             if mode[i] == SLIDING:
                 predict_leave(B, W, H, i, 0.0, dt)
         resume[2] = i + 1
