@@ -274,7 +274,7 @@ def heap_pop(H):
 # --------------------------------------------------------------------------
 # broad phase: a uniform grid over the box.
 # G = (head (cells,), ent_ball, ent_next, meta int (nent, nx, ny, nbig, query id),
-#      cell size (1,), big list (N,), stamp (N,), is_big (N,),
+#      cell size and its inverse (2,), big list (N,), stamp (N,), is_big (N,),
 #      start (cells + 1,), cell_ball, span (N, 4), kept box (N, 4))
 # At the start of a part of a step every ball is entered at once, cell by cell
 # in contiguous runs (cell c holds cell_ball[start[c]:start[c + 1]]), and its
@@ -292,7 +292,10 @@ def _axis_range(x, v, a, T):
     xe = x + (v + 0.5 * a * T) * T
     lo = min(x, xe)
     hi = max(x, xe)
-    if a != 0.0:
+    # the apex, when it falls within (0, T): it can only when |v| < |a| T
+    # (the slack keeps that test from missing one the division finds), and
+    # the test spares most balls the division
+    if a != 0.0 and abs(v) < abs(a) * T * (1.0 + 1e-12):
         ts = -v / a
         if 0.0 < ts < T:
             xs = x + 0.5 * v * ts
@@ -316,11 +319,14 @@ def swept_box(B, i, T):
 def _cell_span(G, x0, y0, x1, y1):
     meta, size = G[3], G[4]
     nx, ny = meta[1], meta[2]
-    h = size[0]
-    ix0 = min(max(int(math.floor(x0 / h)), 0), nx - 1)
-    iy0 = min(max(int(math.floor(y0 / h)), 0), ny - 1)
-    ix1 = min(max(int(math.floor(x1 / h)), 0), nx - 1)
-    iy1 = min(max(int(math.floor(y1 / h)), 0), ny - 1)
+    # times the inverse cell size, not divided by the size: four divisions
+    # were a noticeable part of entering every ball; any monotonic map
+    # of coordinates to cells keeps the grid exact
+    s = size[1]
+    ix0 = min(max(int(math.floor(x0 * s)), 0), nx - 1)
+    iy0 = min(max(int(math.floor(y0 * s)), 0), ny - 1)
+    ix1 = min(max(int(math.floor(x1 * s)), 0), nx - 1)
+    iy1 = min(max(int(math.floor(y1 * s)), 0), ny - 1)
     return ix0, iy0, ix1, iy1
 
 
@@ -367,8 +373,9 @@ def grid_new(B, width, height, dt):
     meta = np.zeros(5, dtype=np.int64)
     meta[1] = nx
     meta[2] = ny
-    size = np.empty(1, dtype=np.float64)
+    size = np.empty(2, dtype=np.float64)
     size[0] = h
+    size[1] = 1.0 / h
     cap = 2 * n + 64
     G = (np.full(nx * ny, -1, dtype=GRID_INT), np.empty(cap, dtype=GRID_INT),
          np.empty(cap, dtype=GRID_INT), meta, size, np.empty(max(n, 1), dtype=GRID_INT),
