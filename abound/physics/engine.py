@@ -111,7 +111,7 @@ MAX_EVENTS_PER_BALL = 400
 MAX_CELLS_PER_BALL = 64
 MAX_SUBSTEPS = 8
 HEAP_ARITY = 4
-SWEEP_SAMPLE = 2048  # balls sampled for the mean sweep (mean_sweep)
+SWEEP_SAMPLE = 256  # balls sampled for the mean sweep (mean_sweep)
 ORDER_TILE = 8  # cells per side of the tiles the working copy is ordered by
 GRID_INT = np.int32  # the grid's ball and entry indices (below 2^31): half the memory of int64
 # the cost model of substeps, in units of the fixed cost of predicting one ball in a part
@@ -333,9 +333,10 @@ def _cell_span(G, x0, y0, x1, y1):
 @kernel
 def mean_sweep(B, dt, cap):
     """(mean distance a ball can move in dt, each capped at cap; mean diameter),
-    over every ball, or an evenly strided sample of SWEEP_SAMPLE of them: the
+    over every ball, or an evenly strided sample of about SWEEP_SAMPLE of them: the
     means only size the grid and count the parts, and two square roots for
-    every ball, four times a step, were 3% of a hot gas's step."""
+    every ball, four times a step, were 3% of a hot gas's step (the
+    mean of 256 random speeds is within a few per cent)."""
     radius = B[4]
     n = len(radius)
     stride = max(1, n // SWEEP_SAMPLE)
@@ -1341,6 +1342,7 @@ def finish(B, params, t_end):
     event lately would still be where another has since arrived."""
     acc, tloc, radius, mode, count = B[2], B[3], B[4], B[7], B[8]
     gx, gy = params[P_GX], params[P_GY]
+    width, height = params[P_WIDTH], params[P_HEIGHT]
     for i in range(len(radius)):
         sync(B, i, t_end)
         tloc[i] = 0.0
@@ -1349,7 +1351,7 @@ def finish(B, params, t_end):
             acc[i, 0] = gx
             acc[i, 1] = gy
             count[i] += 1
-    clamp_into_box(B, params[P_WIDTH], params[P_HEIGHT])
+        clamp_ball_into_box(B, i, width, height)  # (in this loop: one pass over the balls)
 
 
 @kernel
@@ -1361,22 +1363,28 @@ def clamp_into_box(B, width, height):
     that side at once in the next step and bounces with its restitution.
     (Stopping it instead threw away the energy of every ball that round-off
     left 1e-13 px outside - at a million px/s, most of the scene's.)"""
+    for i in range(len(B[4])):
+        clamp_ball_into_box(B, i, width, height)
+
+
+@kernel
+def clamp_ball_into_box(B, i, width, height):
+    """clamp_into_box for ball i alone."""
     pos, vel, radius, mode = B[0], B[1], B[4], B[7]
-    for i in range(len(radius)):
-        if mode[i] == PINNED:
-            continue
-        r = radius[i]
-        for ax in range(2):
-            size = width if ax == 0 else height
-            lo = r
-            hi = size - r
-            if lo > hi:
-                pos[i, ax] = 0.5 * size
-                vel[i, ax] = 0.0
-            elif pos[i, ax] < lo:
-                pos[i, ax] = lo
-            elif pos[i, ax] > hi:
-                pos[i, ax] = hi
+    if mode[i] == PINNED:
+        return
+    r = radius[i]
+    for ax in range(2):
+        size = width if ax == 0 else height
+        lo = r
+        hi = size - r
+        if lo > hi:
+            pos[i, ax] = 0.5 * size
+            vel[i, ax] = 0.0
+        elif pos[i, ax] < lo:
+            pos[i, ax] = lo
+        elif pos[i, ax] > hi:
+            pos[i, ax] = hi
 
 
 @allocating
