@@ -506,6 +506,13 @@ def keep_box(G, i, box):
 
 
 @kernel
+def kept_box(G, i):
+    """Ball i's kept box (x0, y0, x1, y1)."""
+    kept = G[11]
+    return kept[i, 0], kept[i, 1], kept[i, 2], kept[i, 3]
+
+
+@kernel
 def boxes_meet(kept, j, box):
     """Whether ball j's kept box meets box (x0, y0, x1, y1)."""
     return (kept[j, 0] <= box[2] and box[0] <= kept[j, 2]
@@ -697,7 +704,7 @@ def predict_ball(B, W, H, G, i, t, dt, method, cand):
     grid_enter(G, i, cells)
     fixed_i = is_fixed(mode[i])
     if not fixed_i:
-        predict_walls(B, W, H, i, t, h, (G[11][i, 0], G[11][i, 1], G[11][i, 2], G[11][i, 3]))
+        predict_walls(B, W, H, i, t, h, kept_box(G, i))
         if mode[i] == SLIDING:
             predict_leave(B, W, H, i, t, h)
     m = grid_cell_balls(G, i, cells, cand, box, True)
@@ -727,7 +734,7 @@ def first_pass(B, W, H, G, dt, method, resume):
         if not is_fixed(mode[i]):
             if H[2][0] + nwalls + 2 > len(H[0]):
                 return False
-            predict_walls(B, W, H, i, 0.0, dt, (kept[i, 0], kept[i, 1], kept[i, 2], kept[i, 3]))
+            predict_walls(B, W, H, i, 0.0, dt, kept_box(G, i))
             if mode[i] == SLIDING:
                 predict_leave(B, W, H, i, 0.0, dt)
         resume[2] = i + 1
@@ -744,14 +751,14 @@ def first_pass(B, W, H, G, dt, method, resume):
                 if is_fixed(mode[i]) and is_fixed(mode[j]):
                     continue
                 if (max(span[i, 0], span[j, 0]) == cx and max(span[i, 1], span[j, 1]) == cy
-                        and boxes_meet(kept, j, (kept[i, 0], kept[i, 1], kept[i, 2], kept[i, 3]))):
+                        and boxes_meet(kept, j, kept_box(G, i))):
                     predict_pair(B, H, i, j, 0.0, dt, method)
         resume[2] += 1
     while resume[2] < n + ncell + meta[3]:
         i = big[resume[2] - n - ncell]
         if H[2][0] + n > len(H[0]):
             return False
-        box = (kept[i, 0], kept[i, 1], kept[i, 2], kept[i, 3])
+        box = kept_box(G, i)
         for j in range(n):
             if j == i or (is_big[j] and j < i) or (is_fixed(mode[i]) and is_fixed(mode[j])):
                 continue
