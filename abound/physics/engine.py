@@ -505,7 +505,7 @@ def keep_box(G, i, box):
     kept[i, 3] = y1 + pad
 
 
-@kernel
+@inlined
 def kept_box(G, i):
     """Ball i's kept box (x0, y0, x1, y1)."""
     kept = G[11]
