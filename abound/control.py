@@ -20,11 +20,13 @@ import math
 
 import numpy as np
 
+from abound.physics import backends
+
 FLING_RADIUS = 12.0    # px, radius of a flung ball
 ADD_RADIUS = (6.0, 14.0)
 TILT_DEGREES = 15.0
 GRAVITY_FACTOR = 1.25
-BACKENDS = ("fast", "reference")
+BACKENDS = backends.NAMES
 BALL_TOI = ("analytic", "bisection")
 
 # the fields of each kind, with the type their values must have (checked when a log is read)
@@ -143,8 +145,10 @@ class Controller:
         self.apply({"do": "reset"})
 
     def cycle_backend(self):
-        i = BACKENDS.index(self.sim.backend) if self.sim.backend in BACKENDS else -1
-        self.apply({"do": "backend", "name": BACKENDS[(i + 1) % len(BACKENDS)]})
+        """The next backend that can run here (pymunk too, when it is installed)."""
+        names = backends.available()
+        i = names.index(self.sim.backend) if self.sim.backend in names else -1
+        self.apply({"do": "backend", "name": names[(i + 1) % len(names)]})
 
     def cycle_ball_toi(self):
         self.apply({"do": "ball_toi", "name": BALL_TOI[(BALL_TOI.index(self.sim.ball_toi) + 1) % len(BALL_TOI)]})

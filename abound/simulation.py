@@ -102,7 +102,12 @@ class Simulation:
 
     @backend.setter
     def backend(self, name):
-        self._backend_name, self._backend = backends.get(name)
+        new = backends.get(name)
+        if new[0] != getattr(self, "_backend_name", None):
+            # another engine's state: balls pymunk left overlapping are pushed
+            # apart, and sleepers wake, before the next step
+            self._dirty = True
+        self._backend_name, self._backend = new
 
     @property
     def ball_toi(self):

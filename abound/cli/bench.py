@@ -17,8 +17,8 @@ import math
 import sys
 import time
 from abound.cli.args import box_size, count, positive
+from abound.scene import schema
 
-BACKENDS = ("auto", "fast", "reference")
 BALL_TOI = ("analytic", "bisection")
 OVERLAP_SAMPLES = 10      # frames at which the overlap is measured (untimed), the last one included
 
@@ -30,7 +30,7 @@ def add_arguments(parser):
                         help="total number of random ([[spawn]]) balls, groups scaled proportionally")
     parser.add_argument("--frames", type=positive(int), default=300, metavar="F",
                         help="frames to step (default 300)")
-    parser.add_argument("--backend", choices=BACKENDS, help="physics backend (default: the scene's)")
+    parser.add_argument("--backend", choices=schema.BACKENDS, help="physics backend (default: the scene's)")
     parser.add_argument("--ball-toi", choices=BALL_TOI, dest="ball_toi",
                         help="ball-ball time-of-impact method (default: the scene's)")
     parser.add_argument("--dt", type=positive(float, hi=1.0), metavar="DT",

@@ -1,12 +1,15 @@
-"""Backends by name: ``reference`` (the engine as plain Python) and ``fast`` (numba).
+"""Backends by name: ``reference`` (the engine as plain Python), ``fast`` (numba)
+and ``pymunk`` (pymunk steps the balls instead, to compare on screen; never
+chosen by ``auto``; abound/compare/pymunk_backend.py).
 
-Both run the same source files (roots.py, kernels.py, engine.py); the fast one
+The first two run the same source files (roots.py, kernels.py, engine.py); the fast one
 imports them a second time as the package ``abound.physics._compiled``, whose
 ``_jit.kernel`` decorator compiles each function with ``numba.njit(cache=True)``.
 """
 import gc
 import hashlib
 import importlib
+import importlib.util
 import os
 import sys
 import types
@@ -15,7 +18,7 @@ import numpy as np
 
 from abound.errors import SceneError
 
-NAMES = ("fast", "reference")
+NAMES = ("fast", "reference", "pymunk")
 _loaded = {}
 
 
@@ -103,8 +106,13 @@ def _load_fast():
     return importlib.import_module(pkg_name + ".engine")
 
 
+def _load_pymunk():
+    from abound.compare import pymunk_backend  # ImportError without pymunk
+    return pymunk_backend
+
+
 def available():
-    """Names of the backends that can run here, best first."""
+    """Names of the backends that can run here, best first (pymunk, not abound, last)."""
     names = []
     try:
         import numba  # noqa: F401
@@ -112,6 +120,8 @@ def available():
     except ImportError:
         pass
     names.append("reference")
+    if importlib.util.find_spec("pymunk") is not None:  # (not imported: it takes a while)
+        names.append("pymunk")
     return names
 
 
@@ -123,7 +133,7 @@ def get(name):
         raise SceneError(f"backend {name!r} is not one of {', '.join(NAMES)}")
     if name not in _loaded:
         try:
-            _loaded[name] = _load_fast() if name == "fast" else _load_reference()
+            _loaded[name] = {"fast": _load_fast, "reference": _load_reference, "pymunk": _load_pymunk}[name]()
         except ImportError as exc:
             raise SceneError(f"backend {name!r} is not available here: {exc}") from None
     return name, _loaded[name]

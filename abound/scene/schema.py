@@ -11,6 +11,7 @@ import difflib
 import math
 
 from abound.errors import SceneError
+from abound.physics import backends
 from abound.simulation import DEFAULT_REST_SPEED, DEFAULT_DENSITY, RESTITUTION_MIX, BALL_TOI
 
 MAX_BALLS = 200_000
@@ -19,7 +20,7 @@ MAX_BALLS = 200_000
 # energies overflow, a 1e-300 px box a grid of 1e11 cells): rejected.
 MAX_MAGNITUDE = 1e9    # the largest size of any number in a scene
 MIN_POSITIVE = 1e-9    # the smallest value of a number that must be positive
-BACKENDS = ("auto", "fast", "reference")
+BACKENDS = ("auto",) + backends.NAMES
 COLOR_MODES = ("palette", "speed", "ball")
 LIVEN = ("wave", "kick", "gravity")
 REQUIRED = object()  # marks a key without default

@@ -1,0 +1,70 @@
+"""Backend ``pymunk``: the balls stepped by pymunk (Chipmunk2D) instead of abound's engine.
+
+It takes the same arrays as the engine (``step``, ``settle_overlaps``), so a
+scene, the demo window (key B cycles to it) or the screensaver can run on
+pymunk by name and a user sees the difference on screen: pymunk steps with a
+fixed time step and an iterative solver, so balls overlap, jitter and lose
+energy where abound's are exact. The space is set up as
+:class:`~abound.compare.pymunk_world.PymunkWorld` describes (thick box walls,
+10 iterations, restitution = the product of the two), from the arrays.
+
+pymunk keeps its own bodies between steps. The space is kept while the
+arrays hold what its last step wrote and built again when they do not (balls
+added, removed or moved by the user, the box resized, gravity changed); each
+step writes positions and velocities back. A pymunk body also spins, which
+the arrays do not hold: a rebuilt space starts every ball without spin
+(friction is 0, so spin never changes a trajectory anyway).
+"""
+import types
+
+import numpy as np
+
+from abound.compare.pymunk_world import PymunkWorld
+from abound.physics.engine import FREE, P_GX, P_GY, P_HEIGHT, P_WIDTH, PINNED, SEGMENT
+
+_kept = {"world": None, "key": None}  # the space of the last step, and what it was built from
+
+
+def _key(B, W, params):
+    """What the space was built from, beyond the positions and velocities it writes itself."""
+    return (len(B[4]), B[4].tobytes(), B[5].tobytes(), B[6].tobytes(), (B[7] == PINNED).tobytes(),
+            W[0].tobytes(), W[1].tobytes(), W[6].tobytes(), params[[P_GX, P_GY, P_WIDTH, P_HEIGHT]].tobytes())
+
+
+def _scene(B, W, params):
+    """The attributes PymunkWorld reads of a Simulation, from the engine's arrays."""
+    pos, vel, radius, inv_mass, rest, mode = B[0], B[1], B[4], B[5], B[6], B[7]
+    seg = W[7] == SEGMENT
+    pinned = mode == PINNED
+    with np.errstate(divide="ignore"):
+        mass = np.where(pinned | (inv_mass == 0.0), 1.0, 1.0 / inv_mass)
+    return types.SimpleNamespace(
+        width=params[P_WIDTH], height=params[P_HEIGHT], gravity=(params[P_GX], params[P_GY]),
+        restitution_mix="product", walls=np.hstack([W[0][seg], W[1][seg]]), wall_restitutions=W[6][seg],
+        wall_restitution=float(W[6][0]) if len(W[6]) else 1.0, radii=radius, masses=mass,
+        pinned=pinned, positions=pos, velocities=vel, restitutions=rest)
+
+
+def step(B, W, params, dt):
+    """Advance the balls dt seconds with one pymunk step; returns the engine's
+    stats array (ball-ball contacts = the contact pairs pymunk solved)."""
+    world, key = _kept["world"], _key(B, W, params)
+    if (world is None or _kept["key"] != key
+            or not (np.array_equal(world.written[0], B[0]) and np.array_equal(world.written[1], B[1]))):
+        world = PymunkWorld(_scene(B, W, params))
+        _kept["world"], _kept["key"] = world, key
+    world.step(dt)
+    pos, vel, _ = world._state()
+    free = B[7] != PINNED
+    B[0][free] = pos[free]
+    B[1][free] = vel[free]
+    B[2][free] = (params[P_GX], params[P_GY])
+    B[3][:] = 0.0
+    B[7][free] = FREE  # (asleep, sliding and frozen mean nothing to pymunk)
+    world.written = (B[0].copy(), B[1].copy())
+    contacts = world.contacts() or 0
+    return np.array([contacts, 0, contacts, 0, 0], dtype=np.int64)
+
+
+def settle_overlaps(B, W, params):
+    """Nothing to do: pymunk pushes overlapping balls apart itself, over its steps."""
