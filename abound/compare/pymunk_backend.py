@@ -20,6 +20,7 @@ import types
 import numpy as np
 
 from abound.compare.pymunk_world import PymunkWorld
+from abound.physics import backends
 from abound.physics.engine import FREE, P_GX, P_GY, P_HEIGHT, P_WIDTH, PINNED, SEGMENT
 
 _kept = {"world": None, "key": None}  # the space of the last step, and what it was built from
@@ -67,4 +68,8 @@ def step(B, W, params, dt):
 
 
 def settle_overlaps(B, W, params):
-    """Nothing to do: pymunk pushes overlapping balls apart itself, over its steps."""
+    """What the exact engine does (balls outside the box brought back in,
+    overlaps pushed apart), before pymunk sees the balls: after a resize, an
+    added ball or a switch of backend. pymunk would ease overlaps apart over
+    many steps, and balls outside its walls would stay out."""
+    backends.get(None)[1].settle_overlaps(B, W, params)
