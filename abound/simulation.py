@@ -104,8 +104,8 @@ class Simulation:
     def backend(self, name):
         new = backends.get(name)
         if new[0] != getattr(self, "_backend_name", None):
-            # another engine's state: balls pymunk left overlapping are pushed
-            # apart, and sleepers wake, before the next step
+            # another engine's state (pymunk leaves balls overlapping, the
+            # exact engines leave sleepers): settled before the next step
             self._dirty = True
         self._backend_name, self._backend = new
 

@@ -23,7 +23,10 @@ from abound.compare.pymunk_world import PymunkWorld
 from abound.physics import backends
 from abound.physics.engine import FREE, P_GX, P_GY, P_HEIGHT, P_WIDTH, PINNED, SEGMENT
 
-_kept = {"world": None, "key": None}  # the space of the last step, and what it was built from
+# the space of the last step, what it was built from, and the (positions,
+# velocities) its step wrote: one for the process, rebuilt when a step finds
+# other arrays (another Simulation, or the same one edited)
+_kept = {"world": None, "key": None, "written": None}
 
 
 def _key(B, W, params):
@@ -49,9 +52,9 @@ def _scene(B, W, params):
 def step(B, W, params, dt):
     """Advance the balls dt seconds with one pymunk step; returns the engine's
     stats array (ball-ball contacts = the contact pairs pymunk solved)."""
-    world, key = _kept["world"], _key(B, W, params)
-    if (world is None or _kept["key"] != key
-            or not (np.array_equal(world.written[0], B[0]) and np.array_equal(world.written[1], B[1]))):
+    world, key, written = _kept["world"], _key(B, W, params), _kept["written"]
+    if (world is None or key != _kept["key"]
+            or not (np.array_equal(written[0], B[0]) and np.array_equal(written[1], B[1]))):
         world = PymunkWorld(_scene(B, W, params))
         _kept["world"], _kept["key"] = world, key
     world.step(dt)
@@ -62,7 +65,7 @@ def step(B, W, params, dt):
     B[2][free] = (params[P_GX], params[P_GY])
     B[3][:] = 0.0
     B[7][free] = FREE  # (asleep, sliding and frozen mean nothing to pymunk)
-    world.written = (B[0].copy(), B[1].copy())
+    _kept["written"] = (B[0].copy(), B[1].copy())
     contacts = world.contacts() or 0
     return np.array([contacts, 0, contacts, 0, 0], dtype=np.int64)
 

@@ -111,6 +111,9 @@ def _load_pymunk():
     return pymunk_backend
 
 
+_LOADERS = {"fast": _load_fast, "reference": _load_reference, "pymunk": _load_pymunk}
+
+
 def available():
     """Names of the backends that can run here, best first (pymunk, not abound, last)."""
     names = []
@@ -133,7 +136,7 @@ def get(name):
         raise SceneError(f"backend {name!r} is not one of {', '.join(NAMES)}")
     if name not in _loaded:
         try:
-            _loaded[name] = {"fast": _load_fast, "reference": _load_reference, "pymunk": _load_pymunk}[name]()
+            _loaded[name] = _LOADERS[name]()
         except ImportError as exc:
             raise SceneError(f"backend {name!r} is not available here: {exc}") from None
     return name, _loaded[name]

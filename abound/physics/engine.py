@@ -141,16 +141,12 @@ def lasting(mode):
 
 @kernel
 def sync(B, i, t):
-    """Bring ball i's position and velocity to time t along its parabola."""
-    pos, vel, acc, tloc = B[0], B[1], B[2], B[3]
-    mode = B[7]
-    d = t - tloc[i]
-    if d != 0.0:
-        if mode[i] == FREE or mode[i] == SLIDING:
-            pos[i, 0] += (vel[i, 0] + 0.5 * acc[i, 0] * d) * d
-            pos[i, 1] += (vel[i, 1] + 0.5 * acc[i, 1] * d) * d
-            vel[i, 0] += acc[i, 0] * d
-            vel[i, 1] += acc[i, 1] * d
+    """Bring ball i's position and velocity to time t along its parabola
+    (motion_at, stored; a fixed ball stays where it is)."""
+    pos, vel, tloc, mode = B[0], B[1], B[3], B[7]
+    if t != tloc[i]:
+        if not is_fixed(mode[i]):
+            pos[i, 0], pos[i, 1], vel[i, 0], vel[i, 1], _, _ = motion_at(B, i, t)
         tloc[i] = t
 
 
@@ -631,7 +627,7 @@ def predict_walls(B, W, H, i, t, h, box):
 @kernel
 def motion_at(B, i, t):
     """(x, y, vx, vy, ax, ay) of ball i at time t, as others see it (a fixed
-    ball does not move), without syncing it: the same arithmetic as sync."""
+    ball does not move), without syncing it (sync stores it)."""
     pos, vel, acc, tloc, mode = B[0], B[1], B[2], B[3], B[7]
     if is_fixed(mode[i]):
         return pos[i, 0], pos[i, 1], 0.0, 0.0, 0.0, 0.0
