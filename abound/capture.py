@@ -54,10 +54,14 @@ class FrameCapture:
         self.renderer = Renderer(style)
         self.target = Offscreen(self.width, self.height)
 
-    def frame(self, sim):
-        """The picture of ``sim`` now: (H, W, 4) uint8 RGBA, rows top-down."""
+    def draw(self, sim):
+        """Draw ``sim`` now without reading it back (a frame's trails build on it)."""
         _context()
         self.renderer.draw(sim, self.width, self.height, self.target.fbo.value)
+
+    def frame(self, sim):
+        """The picture of ``sim`` now: (H, W, 4) uint8 RGBA, rows top-down."""
+        self.draw(sim)
         return self.target.read()
 
     def close(self):
@@ -88,13 +92,29 @@ def render_frames(scene=None, frames=60, size=(640, 480), every=1, *, seed=None,
     sim = as_simulation(scene, seed)
     cap = FrameCapture(size, style)
     try:
-        for k in range(frames):
-            if k:
-                for _ in range(every):
-                    sim.step()
-            yield cap.frame(sim)
+        yield from stepped_frames(sim, cap, frames, every)
     finally:
         cap.close()
+
+
+def stepped_frames(sim, cap, frames, every):
+    """Yield ``frames`` pictures from the FrameCapture ``cap``, ``sim`` stepped
+    ``every`` times (its dt) between two (render_frames and ``abound capture``).
+
+    With trails, the steps between two frames are drawn too, those whose
+    trails still show: a frame then looks as the demo, which draws every
+    step, shows it, not with the faded ghost of the frame before.
+    """
+    from abound.render.style import RenderStyle
+    style = cap.renderer.style or RenderStyle.from_scene(sim.scene)
+    trailing = style.trail_frames(every - 1)
+    for k in range(frames):
+        if k:
+            for s in range(every):
+                sim.step()
+                if every - 1 - trailing <= s < every - 1:
+                    cap.draw(sim)
+        yield cap.frame(sim)
 
 
 def capture_frame(sim, size=None, style=None):

@@ -148,3 +148,28 @@ def test_pinned_and_walls_are_drawn():
     assert frame[centre_row, centre_col, :3].min() == 255
     ring = frame[centre_row, centre_col + 14, :3]
     assert 100 < ring.max() < 200
+
+
+def test_trails_between_frames_are_those_the_demo_would_show():
+    """With --every K and trails, a frame shows the trail of the steps just before
+    it (each faded once per step, as the demo draws every step), and no ghost of
+    the frame K steps before. Pixels from the ball's closed-form positions."""
+    trails, every, vx = 0.5, 10, 900.0
+    white = np.array([255, 255, 255])
+    bg = np.array([20, 30, 60])
+    style = RenderStyle(background=tuple(bg / 255.0) + (1.0,), color_mode="ball",
+                        shading=False, trails=trails)
+    sim = Simulation(320, 240, gravity=(0.0, 0.0))
+    sim.add_ball(40.0, 120.0, vx=vx, radius=6.0, color="#ffffff")
+    frames = list(render_frames(sim, frames=2, size=(320, 240), every=every, style=style))
+    xform = fit_transform(320, 240, 320, 240)
+
+    def pixel(frame, steps_done):  # the centre pixel of where the ball was after that many steps
+        u, v = world_to_image([40.0 + vx * DT * steps_done, 120.0], xform, 240)
+        return frame[int(v), int(u), :3].astype(int)
+
+    assert np.all(np.abs(pixel(frames[1], every) - white) <= 1)  # the ball itself
+    for back in (1, 2, 3):  # the trail: faded once for each step since
+        expected = bg + trails ** back * (white - bg)
+        assert np.all(np.abs(pixel(frames[1], every - back) - expected) <= 2), back
+    assert np.all(np.abs(pixel(frames[1], 0) - bg) <= 1)  # where frame 0 drew it: gone

@@ -69,7 +69,7 @@ def _ffmpeg_writer(path, size, fps):
 
 
 def run(args):
-    from abound.capture import FrameCapture
+    from abound.capture import FrameCapture, stepped_frames
     from abound.render.style import RenderError
     if not (args.out or args.gif or args.mp4):
         print("abound: error: say where the frames go: --out DIR, --gif FILE and/or --mp4 FILE", file=sys.stderr)
@@ -91,15 +91,8 @@ def run(args):
         print(f"abound: error: {exc}", file=sys.stderr)
         return 2
 
-    def frames():
-        for k in range(args.frames):
-            if k:
-                for _ in range(args.every):
-                    sim.step()
-            yield cap.frame(sim)
-
     try:
-        status = _write(frames(), args, fps)
+        status = _write(stepped_frames(sim, cap, args.frames, args.every), args, fps)
     finally:
         cap.close()
     if status == 0:

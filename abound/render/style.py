@@ -11,6 +11,8 @@ independently of OpenGL. Conventions:
 """
 from dataclasses import dataclass
 
+import math
+
 import numpy as np
 
 COLOR_MODES = ("palette", "speed", "ball")
@@ -78,6 +80,19 @@ class RenderStyle:
             peg_color=hex_rgba(r.get("peg_color", d.peg_color)),
             hud=bool(r.get("hud", d.hud)),
         )
+
+    def trail_frames(self, most):
+        """How many earlier frames still show in this frame's trails (at most ``most``).
+
+        Each drawn frame keeps ``trails`` of the picture before it, so a
+        frame drawn D frames ago shows at trails^D of its brightness: below
+        half a level of 8 bits (1/510) it is gone.
+        """
+        if self.trails <= 0.0:
+            return 0
+        if self.trails >= 1.0:
+            return most
+        return min(most, math.ceil(math.log(1.0 / 510.0) / math.log(self.trails)))
 
 
 def fit_transform(world_w, world_h, frame_w, frame_h):
