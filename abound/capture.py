@@ -102,8 +102,9 @@ def stepped_frames(sim, cap, frames, every):
     ``every`` times (its dt) between two (render_frames and ``abound capture``).
 
     With trails, the steps between two frames are drawn too, those whose
-    trails still show: a frame then looks as the demo, which draws every
-    step, shows it, not with the faded ghost of the frame before.
+    trails still show: a frame then looks as the demo shows it (at 60
+    frames per second it draws every step of 1/60 s), not with the faded
+    ghost of the frame before.
     """
     from abound.render.style import RenderStyle
     style = cap.renderer.style or RenderStyle.from_scene(sim.scene)

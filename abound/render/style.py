@@ -9,9 +9,8 @@ independently of OpenGL. Conventions:
   (its centre at ``col + 0.5, row + 0.5``). So the coverage-weighted centroid
   of a drawn ball, in row/column *indices*, is ``world_to_image(...) - 0.5``.
 """
-from dataclasses import dataclass
-
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
