@@ -106,9 +106,7 @@ def stepped_frames(sim, cap, frames, every):
     frames per second it draws every step of 1/60 s), not with the faded
     ghost of the frame before.
     """
-    from abound.render.style import RenderStyle
-    style = cap.renderer.style or RenderStyle.from_scene(sim.scene)
-    trailing = style.trail_frames(every - 1)
+    trailing = cap.renderer.style_for(sim).trail_frames(every - 1)
     for k in range(frames):
         if k:
             for s in range(every):

@@ -217,9 +217,13 @@ class Renderer:
             self._trail_fbo = None
 
     # -- drawing -----------------------------------------------------------------------
+    def style_for(self, sim, style=None):
+        """The style ``sim`` is drawn in: ``style``, else the renderer's, else the scene's."""
+        return style or self.style or RenderStyle.from_scene(sim.scene)
+
     def draw(self, sim, width, height, framebuffer=0, style=None):
         """Draw ``sim`` into ``framebuffer`` (0: the window) of ``width`` x ``height`` pixels."""
-        style = style or self.style or RenderStyle.from_scene(sim.scene)
+        style = self.style_for(sim, style)
         self.transform = xform = fit_transform(sim.width, sim.height, width, height)
         n, n_big, m = self._upload(sim, style, width, height)
         bg = style.background
