@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from abound.errors import SceneError
-from abound.physics import backends
+from abound.physics import backends, split
 from abound.physics.world import World, ASLEEP, PINNED, BOX_WALLS
 
 DEFAULT_REST_SPEED = 10.0  # px/s: slower contacts are inelastic and may put a ball to sleep
@@ -78,7 +78,7 @@ class Simulation:
 
     def __init__(self, width=800, height=600, gravity=(0.0, -980.0), backend=None,
                  ball_toi="analytic", wall_restitution=1.0, restitution_mix="product",
-                 rest_speed=None, dt=1.0 / 60.0, density=DEFAULT_DENSITY):
+                 rest_speed=None, dt=1.0 / 60.0, density=DEFAULT_DENSITY, threads=None):
         _check_size(width, height)
         self._world = World(width, height, _check_restitution(wall_restitution, "wall_restitution"))
         self._gravity = _vec2(gravity, "gravity")
@@ -88,6 +88,7 @@ class Simulation:
         self.rest_speed = rest_speed
         self.dt = _positive(dt, "dt")
         self.density = _positive(density, "density")
+        self.threads = threads
         self.time = 0.0
         self.scene = None  # the scene dict this simulation was built from, if any
         self.last_stats = StepStats()
@@ -108,6 +109,22 @@ class Simulation:
             # exact engines leave sleepers): settled before the next step
             self._dirty = True
         self._backend_name, self._backend = new
+
+    @property
+    def threads(self):
+        """How many threads a step may run on: 1, or 2 (a crowded scene of the
+        fast backend then steps its two halves at once, with the same result:
+        abound/physics/split.py). Set None for 2 when this process may use two
+        cores or more."""
+        return self._threads
+
+    @threads.setter
+    def threads(self, count):
+        if count is None:
+            count = min(2, split.cores())
+        if count not in (1, 2) or isinstance(count, bool):
+            raise SceneError(f"threads {count!r} is not 1, 2 or None")
+        self._threads = count
 
     @property
     def ball_toi(self):
@@ -334,7 +351,10 @@ class Simulation:
             self.time += dt
             self.last_stats = StepStats()
             return self.last_stats
-        raw = self._backend.step(w.ball_arrays(), w.wall_arrays(), params, dt)
+        if self._threads == 2 and self._backend_name == "fast":
+            raw = split.step(self._backend, w.ball_arrays(), w.wall_arrays(), params, dt)
+        else:
+            raw = self._backend.step(w.ball_arrays(), w.wall_arrays(), params, dt)
         self.time += dt
         n = w.n
         self._seen = (w.pos[:n].copy(), w.vel[:n].copy())

@@ -37,6 +37,11 @@ def add_arguments(parser):
                         help="seconds per frame (default: the scene's [physics] dt)")
     parser.add_argument("--seed", type=count(0), metavar="S", help="override the scene's seeds")
     parser.add_argument("--size", type=box_size, metavar="WxH", help="override the box size, e.g. 1920x1080")
+    parser.add_argument("--threads", type=int, choices=(1, 2),
+                        help="threads a step may use (default: 2 when there are two cores; "
+                             "a crowded scene then steps its two halves at once)")
+    parser.add_argument("--pymunk-threads", type=int, choices=(1, 2), default=1, dest="pymunk_threads",
+                        help="with --compare pymunk: pymunk's threads (2: its threaded 'hasty' space; default 1)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.add_argument("--render", action="store_true",
                         help="benchmark the renderer instead (abound.render.bench; needs OpenGL)")
@@ -125,6 +130,8 @@ def build(args):
     from abound.scene import build_simulation
     sim = build_simulation(args.scene, seed=args.seed, backend=args.backend,
                            balls=args.balls, size=args.size)
+    if getattr(args, "threads", None):
+        sim.threads = args.threads
     if args.ball_toi:
         sim.ball_toi = args.ball_toi
         sim.scene["physics"]["ball_toi"] = args.ball_toi
@@ -138,6 +145,7 @@ def build(args):
         "height": sim.height,
         "backend": sim.backend,
         "ball_toi": sim.ball_toi,
+        "threads": sim.threads,
         "dt": dt,
         "frames": args.frames,
     }
@@ -147,7 +155,8 @@ def describe(r):
     """The two lines saying which scene ran how (text output)."""
     return (f"scene {r['scene']}: {r['balls']} ball{'' if r['balls'] == 1 else 's'} ({r['pinned']} pinned), "
             f"{r['walls']} wall{'' if r['walls'] == 1 else 's'}, {r['width']:g}x{r['height']:g} box\n"
-            f"backend {r['backend']}, ball_toi {r['ball_toi']}, dt {r['dt']:g} s, {r['frames']} frames "
+            f"backend {r['backend']}, ball_toi {r['ball_toi']}, {r['threads']} thread"
+            f"{'s' if r['threads'] > 1 else ''}, dt {r['dt']:g} s, {r['frames']} frames "
             f"({r['sim_time']:g} s simulated)")
 
 

@@ -65,7 +65,8 @@ def run(args):
         return 2
     from abound.compare.pymunk_world import PymunkWorld
     sim, dt, result = build(args)
-    world = PymunkWorld(sim, walls=getattr(args, "pymunk_walls", "thick"))
+    world = PymunkWorld(sim, walls=getattr(args, "pymunk_walls", "thick"),
+                        threads=getattr(args, "pymunk_threads", 1))
     _warm_up(sim.backend)
     result["abound"] = measure(sim, args.frames, dt)
     result["pymunk"] = measure_pymunk(world, args.frames, dt)

@@ -42,7 +42,7 @@ _TOUCHING = (0, 1)  # Chipmunk arbiter states FIRST_COLLISION and NORMAL: touchi
 class PymunkWorld:
     """A pymunk.Space holding the balls, walls, gravity and restitution of a Simulation."""
 
-    def __init__(self, sim, walls="thick", iterations=ITERATIONS):
+    def __init__(self, sim, walls="thick", iterations=ITERATIONS, threads=1):
         if walls not in WALLS:
             raise ValueError(f"walls must be one of {', '.join(WALLS)}, not {walls!r}")
         self.width, self.height = float(sim.width), float(sim.height)
@@ -56,7 +56,10 @@ class PymunkWorld:
         self._pos = np.array(sim.positions, dtype=float)  # pinned balls keep these
         self.time = 0.0
 
-        space = pymunk.Space()
+        # threads 2: Chipmunk's "hasty" space, whose solver runs on two threads
+        space = pymunk.Space(threaded=threads > 1)
+        if threads > 1:
+            space.threads = int(threads)
         space.gravity = tuple(self.gravity)
         space.iterations = int(iterations)
         shapes, self.bodies = [], []
@@ -113,7 +116,8 @@ class PymunkWorld:
         mix = "" if self.restitution_mix == "product" else (
             f" (the scene's restitution_mix {self.restitution_mix!r} approximated by product)")
         return (f"pymunk {pymunk.version}: spatial hash (cell {self.hash_dim:g} px, {self.hash_count} cells), "
-                f"{self.space.iterations} iterations, {walls}, friction 0, elasticity = product of the two "
+                f"{self.space.iterations} iterations, {self.space.threads} thread"
+                f"{'s' if self.space.threads > 1 else ''}, {walls}, friction 0, elasticity = product of the two "
                 f"restitutions{mix}, collision_slop {self.space.collision_slop:.2g} px, "
                 f"one step per frame")
 

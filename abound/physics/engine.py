@@ -119,8 +119,11 @@ PART_CANDIDATE_COST = 1.3  # a candidate met by the first pass
 EVENT_CANDIDATE_COST = 3.4  # a candidate met by the predictions after an event (two balls)
 EVENTS_PER_MEETING = 1.6  # events per step / (N x density x diameter x reach)
 
-# stats vector
-S_BALL, S_WALL, S_EVENTS, S_FROZEN, S_STOPPED = 0, 1, 2, 3, 4
+# stats vector: contacts, events and freezes of the balls the run owns (all of
+# them, unless the step is split: split.py), whether the budget stopped it,
+# and every event the run resolved (what its budget counts)
+S_BALL, S_WALL, S_EVENTS, S_FROZEN, S_STOPPED, S_ALL = 0, 1, 2, 3, 4, 5
+N_STATS = 6
 
 
 # --------------------------------------------------------------------------
@@ -271,7 +274,7 @@ def heap_pop(H):
 # broad phase: a uniform grid over the box.
 # G = (head (cells,), ent_ball, ent_next, meta int (nent, nx, ny, nbig, query id),
 #      cell size and its inverse (2,), big list (N,), stamp (N,), is_big (N,),
-#      start (cells + 1,), cell_ball, span (N, 4), kept box (N, 4))
+#      start (cells + 1,), cell_ball, span (N, 4), kept box (N, 4), swept (N, 4))
 # At the start of a part of a step every ball is entered at once, cell by cell
 # in contiguous runs (cell c holds cell_ball[start[c]:start[c + 1]]), and its
 # cell span kept. A ball whose trajectory changes later is entered again only
@@ -363,8 +366,9 @@ def grid_shape(B, width, height, dt):
 
 
 @allocating
-def grid_new(B, width, height, dt):
-    """The grid for a part of a step of dt, every ball entered (see above)."""
+def grid_new(B, width, height, dt, swept):
+    """The grid for a part of a step of dt, every ball entered (see above).
+    swept (N, 4) gathers the union of each ball's kept boxes (keep_box)."""
     n = len(B[4])
     h, nx, ny = grid_shape(B, width, height, dt)
     meta = np.zeros(5, dtype=np.int64)
@@ -378,7 +382,7 @@ def grid_new(B, width, height, dt):
          np.empty(cap, dtype=GRID_INT), meta, size, np.empty(max(n, 1), dtype=GRID_INT),
          np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.bool_),  # (stamps: query ids, int64)
          np.zeros(nx * ny + 1, dtype=GRID_INT), np.empty(0, dtype=GRID_INT),
-         np.empty((n, 4), dtype=GRID_INT), np.empty((n, 4), dtype=np.float64))
+         np.empty((n, 4), dtype=GRID_INT), np.empty((n, 4), dtype=np.float64), swept)
     total = grid_count(G, B, dt)
     G = G[:9] + (np.empty(total, dtype=GRID_INT),) + G[10:]
     grid_fill(G)
@@ -491,14 +495,22 @@ def grid_candidates(G, B, i, T, out):
 def keep_box(G, i, box):
     """Keep ball i's swept box (x0, y0, x1, y1), widened by 1e-9 of its
     coordinates' size: far more than the round-off between a box and the
-    exact test, so a box test never drops a contact the exact test finds."""
-    kept = G[11]
+    exact test, so a box test never drops a contact the exact test finds.
+
+    The union of a ball's kept boxes (G[12]) bounds all of its path so far:
+    a ball is kept again whenever its trajectory changes. A split step
+    (split.py) reads it to prove its halves never met."""
+    kept, swept = G[11], G[12]
     x0, y0, x1, y1 = box
     pad = 1e-9 * (1.0 + max(abs(x0), abs(y0), abs(x1), abs(y1)))
     kept[i, 0] = x0 - pad
     kept[i, 1] = y0 - pad
     kept[i, 2] = x1 + pad
     kept[i, 3] = y1 + pad
+    swept[i, 0] = min(swept[i, 0], x0 - pad)
+    swept[i, 1] = min(swept[i, 1], y0 - pad)
+    swept[i, 2] = max(swept[i, 2], x1 + pad)
+    swept[i, 3] = max(swept[i, 3], y1 + pad)
 
 
 @inlined
@@ -1136,16 +1148,26 @@ def spatial_order(B, width, height, dt):
 
 @allocating
 def gather(B, perm):
-    """The balls' arrays in the order perm, plus perm itself (each ball's public
-    index, the tie key): the working copy a step runs on."""
+    """The balls perm (all of them, or those of a split step's half) in that
+    order: the working copy a step runs on. It holds the balls' arrays, perm
+    itself (P[14]: each ball's public index, its tie key) and the union of
+    each ball's swept boxes over the step (P[15], see keep_box). A ball that
+    slides on a ball left out of perm gets support index -1 (split.py keeps
+    that from happening)."""
     sup_kind, sup_idx = B[9], B[10]
     n = len(perm)
-    rank = np.empty(n, dtype=np.int64)
+    rank = np.full(len(B[4]), -1, dtype=np.int64)
     for k in range(n):
         rank[perm[k]] = k
+    swept = np.empty((n, 4), dtype=np.float64)
+    for k in range(n):
+        swept[k, 0] = INF
+        swept[k, 1] = INF
+        swept[k, 2] = -INF
+        swept[k, 3] = -INF
     P = (B[0][perm], B[1][perm], B[2][perm], B[3][perm], B[4][perm], B[5][perm], B[6][perm],
          B[7][perm], B[8][perm], B[9][perm], B[10][perm], B[11][perm], B[12][perm], B[13][perm],
-         perm)
+         perm, swept)
     for k in range(n):
         if sup_kind[perm[k]] == SUP_BALL:
             P[10][k] = rank[sup_idx[perm[k]]]
@@ -1153,11 +1175,14 @@ def gather(B, perm):
 
 
 @kernel
-def scatter(P, B):
-    """Write the working copy P back into the public arrays B."""
+def scatter(P, B, own):
+    """Write the working copy P back into the public arrays B: the balls
+    whose own[public index] is True."""
     perm = P[14]
     for k in range(len(perm)):
         i = perm[k]
+        if not own[i]:
+            continue
         for c in range(2):
             B[0][i, c] = P[0][k, c]
             B[1][i, c] = P[1][k, c]
@@ -1177,22 +1202,143 @@ def scatter(P, B):
 
 @allocating
 def step(B, W, params, dt):
-    """Advance every ball exactly dt seconds; returns stats (ball-ball, ball-wall, events, frozen).
+    """Advance every ball exactly dt seconds; returns stats (ball-ball,
+    ball-wall, events, frozen, stopped, all events: see S_*).
 
-    Runs on a copy of the balls sorted by space (see spatial_order), written back at the end.
+    Runs on a copy of the balls sorted by space (see spatial_order), written
+    back at the end. (split.py runs a large step as two halves at once.)
     """
+    n = len(B[4])
     P = gather(B, spatial_order(B, params[P_WIDTH], params[P_HEIGHT], dt))
-    n = len(P[4])
-    stats = np.zeros(5, dtype=np.int64)
-    ball_events = np.zeros(n, dtype=np.int64)
-    budget = MAX_EVENTS_BASE + MAX_EVENTS_PER_BALL * n
-    k = substeps(P, params, dt)
+    own = np.ones(n, dtype=np.bool_)
+    stats = np.zeros(N_STATS, dtype=np.int64)
+    run_parts(P, W, params, dt, substeps(B, params, dt), stats, np.zeros(n, dtype=np.int64),
+              event_budget(n), own)
+    scatter(P, B, own)
+    return stats
+
+
+@kernel
+def event_budget(n):
+    """The most events a step of n balls resolves (see Budgets)."""
+    return MAX_EVENTS_BASE + MAX_EVENTS_PER_BALL * n
+
+
+@allocating
+def run_parts(P, W, params, dt, k, stats, ball_events, budget, own):
+    """Advance the working copy P by dt in k equal parts (see substeps);
+    adds to stats those of the balls with own[public index] (see S_*)."""
     for _ in range(k):
-        run_events(P, W, params, dt / k, stats, ball_events, budget)
+        run_events(P, W, params, dt / k, stats, ball_events, budget, own)
         if stats[S_STOPPED]:
             break
-    scatter(P, B)
-    return stats
+
+
+@allocating
+def split_bands(B, params, dt, share, factor):
+    """How to split a step of dt across two threads (split.py): returns (axis,
+    hh, band (N,) int64 0..5, moving). axis: 0 cuts across x (the box's longer
+    side), 1 across y; the cut: the median of the moving balls' coordinates;
+    hh: factor x (the distance the fastest moving balls but a share of them
+    sweep in dt + the largest diameter). Medians and shares to 1/1024 of the
+    range (histograms: no sort)."""
+    pos, vel, acc, radius, mode = B[0], B[1], B[2], B[4], B[7]
+    n = len(radius)
+    width, height = params[P_WIDTH], params[P_HEIGHT]
+    axis = 0 if width >= height else 1
+    length = width if axis == 0 else height
+    bins = 1024
+    at = np.zeros(bins, dtype=np.int64)
+    sweeps = np.empty(n, dtype=np.float64)
+    moving = 0
+    top = 0.0
+    rmax = 0.0
+    for i in range(n):
+        rmax = max(rmax, radius[i])
+        if mode[i] != FREE and mode[i] != SLIDING:
+            continue
+        moving += 1
+        at[min(max(int(pos[i, axis] / length * bins), 0), bins - 1)] += 1
+        s = (math.sqrt(vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1]) * dt
+             + 0.5 * math.sqrt(acc[i, 0] * acc[i, 0] + acc[i, 1] * acc[i, 1]) * dt * dt)
+        sweeps[moving - 1] = s
+        top = max(top, s)
+    band = np.empty(n, dtype=np.int64)
+    if moving == 0:
+        return axis, 0.0, band, 0
+    seen = 0
+    c = 0
+    while seen + at[c] < (moving + 1) // 2:
+        seen += at[c]
+        c += 1
+    cut = (c + 0.5) / bins * length
+    fast = np.zeros(bins + 1, dtype=np.int64)
+    for q in range(moving):
+        fast[int(sweeps[q] / max(top, 1e-300) * bins)] += 1
+    allowed = int(share * moving)
+    c = bins
+    seen = fast[bins]
+    while c > 0 and seen + fast[c - 1] <= allowed:
+        c -= 1
+        seen += fast[c]
+    hh = factor * (c / bins * top + 2.0 * rmax)
+    for i in range(n):
+        x = pos[i, axis]
+        band[i] = ((x >= cut - 2.0 * hh) + (x >= cut - hh) + (x >= cut) + (x >= cut + hh)
+                   + (x >= cut + 2.0 * hh))
+    return axis, hh, band, moving
+
+
+@kernel
+def halves_agree(PL, PR, events_l, events_r, band, rank_r, axis, margin):
+    """Whether both halves of a split step are exact (split.py explains the
+    bands 0..5 and why these tests suffice). PL, PR: the halves' working
+    copies after the step; events_l, events_r: their events per ball;
+    band (N,) int64 by public index; rank_r (N,): where each public ball sits
+    in PR (-1: not there); axis: 0 for a cut across x, 1 across y; margin px.
+
+    1. Balls of bands 2 and 3, which both halves ran, ended in the same
+       state, bit for bit, after the same number of events.
+    2. The paths (unions of swept boxes) of the balls of bands 0 and 1 and
+       those of bands 4 and 5 stayed more than margin apart along the axis,
+       in whichever half ran them: no contact could join them.
+    """
+    key_l, key_r, swept_l, swept_r = PL[14], PR[14], PL[15], PR[15]
+    near = -INF  # how far towards the cut the paths of bands 0 and 1 reached
+    far = INF  # ... and those of bands 4 and 5 from the other side
+    for k in range(len(key_l)):
+        i = key_l[k]
+        b = band[i]
+        if b <= 1:
+            near = max(near, swept_l[k, axis + 2])
+        elif b == 4:
+            far = min(far, swept_l[k, axis])
+        else:
+            q = rank_r[i]
+            if events_l[k] != events_r[q] or not _same_ball(PL, k, PR, q):
+                return False
+    for k in range(len(key_r)):
+        b = band[key_r[k]]
+        if b == 1:
+            near = max(near, swept_r[k, axis + 2])
+        elif b >= 4:
+            far = min(far, swept_r[k, axis])
+    return near + margin < far
+
+
+@kernel
+def _same_ball(P, k, Q, q):
+    """Is ball k of working copy P in the same state as ball q of Q, bit for bit?"""
+    for c in range(2):
+        if (P[0][k, c] != Q[0][q, c] or P[1][k, c] != Q[1][q, c] or P[2][k, c] != Q[2][q, c]
+                or P[11][k, c] != Q[11][q, c] or P[12][k, c] != Q[12][q, c]):
+            return False
+    if (P[3][k] != Q[3][q] or P[7][k] != Q[7][q] or P[8][k] != Q[8][q]
+            or P[9][k] != Q[9][q] or P[13][k] != Q[13][q]):
+        return False
+    if P[9][k] == SUP_BALL:  # the support, by public index
+        return P[10][k] >= 0 and Q[10][q] >= 0 and P[14][P[10][k]] == Q[14][Q[10][q]]
+    return P[10][k] == Q[10][q]
 
 
 @kernel
@@ -1230,16 +1376,16 @@ def substeps(B, params, dt):
 
 
 @allocating
-def run_events(B, W, params, dt, stats, ball_events, budget):
-    """Advance the working copy B (with tie keys B[14]) by dt, every event in
-    time order; see step. Adds to stats and ball_events; over the total budget
-    it sets stats[S_STOPPED] and stops."""
+def run_events(B, W, params, dt, stats, ball_events, budget, own):
+    """Advance the working copy B (see gather) by dt, every event in time
+    order; see step. Adds to stats (see run_parts) and ball_events; over the
+    total budget it sets stats[S_STOPPED] and stops."""
     n = len(B[4])
     tloc = B[3]
     for i in range(n):
         tloc[i] = 0.0
     H = heap_new(8 * n + 64)
-    G = grid_new(B, params[P_WIDTH], params[P_HEIGHT], dt)
+    G = grid_new(B, params[P_WIDTH], params[P_HEIGHT], dt, B[15])
     S = (np.empty(max(n, 1), dtype=np.int64),  # candidates of one query
          np.empty(4 * n + 8, dtype=np.int64),  # balls to predict after an event
          np.empty((16, 2), dtype=np.float64),  # contact normals (try_sleep)
@@ -1248,7 +1394,7 @@ def run_events(B, W, params, dt, stats, ball_events, budget):
          np.zeros(n, dtype=np.int64),  # each ball's rapid contacts (collapse)
          np.zeros(3, dtype=np.int64),  # where to resume: to predict, predicted, first pass
          np.zeros(1, dtype=np.float64))  # ... and at what time
-    while not event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget):
+    while not event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own):
         H, G = reserve(H, G, n, len(W[0]))
     # over the budget, every ball stops at the time of the first event left
     # unresolved (event_loop leaves it in S[7]): all earlier ones are resolved
@@ -1256,14 +1402,14 @@ def run_events(B, W, params, dt, stats, ball_events, budget):
 
 
 @kernel
-def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget):
+def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own):
     """The event loop proper: predict every ball, then pop and resolve events
     until the queue is empty (or the budget is spent). Allocates nothing: when
     the queue or the grid is about to fill it returns False, and the caller
     makes room and calls again; it resumes where it stopped (S[5], S[6]).
     Returns True when done."""
     cand, todo, normals, stack, tlast, rapid, resume, resume_t = S
-    mode, count = B[7], B[8]
+    mode, count, key = B[7], B[8], B[14]
     rest_speed = max(params[P_REST_SPEED], V_EPS)
     n = len(B[4])
     nwalls = len(W[0])
@@ -1284,11 +1430,14 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget):
         t, a, kind, b, ca, cb = heap_pop(H)
         if count[a] != ca or (kind == EV_BALL and count[b] != cb):
             continue  # stale: a trajectory changed since this was predicted
-        if stats[S_EVENTS] >= budget:
+        if stats[S_ALL] >= budget:
             stats[S_STOPPED] = 1
             resume_t[0] = t
             return True
-        stats[S_EVENTS] += 1
+        stats[S_ALL] += 1
+        mine = own[key[a]]  # an event counts for the owner of its first ball
+        if mine:
+            stats[S_EVENTS] += 1
         ball_events[a] += 1
         if kind == EV_BALL:
             ball_events[b] += 1
@@ -1301,7 +1450,8 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget):
             sync(B, over, t)
             mode[over] = FROZEN
             count[over] += 1
-            stats[S_FROZEN] += 1
+            if own[key[over]]:
+                stats[S_FROZEN] += 1
             todo[0] = over
             ntodo = 1
         elif kind == EV_WALL or kind == EV_BALL:
@@ -1309,13 +1459,15 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget):
             rapid_b = kind == EV_BALL and t - tlast[b] < TC_TIME
             if kind == EV_WALL:
                 elastic = resolve_wall(B, W, G, a, b, t, params, tlast, normals, cand)
-                stats[S_WALL] += 1
+                if mine:
+                    stats[S_WALL] += 1
                 todo[0] = a
                 ntodo = 1
             else:
                 ntodo, elastic = resolve_pair(B, W, G, a, b, t, params, tlast, todo, 0, normals,
                                               cand, stack)
-                stats[S_BALL] += 1
+                if mine:
+                    stats[S_BALL] += 1
             if elastic:  # it lost no energy: no part of a collapse, however soon
                 rapid_a = rapid_b = False
             for x in (a, b):
@@ -1324,7 +1476,7 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget):
                 rapid[x] += 1
                 if rapid[x] >= COLLAPSE_CONTACTS and not is_fixed(mode[x]):
                     partner = -1 if kind == EV_WALL else (b if x == a else a)
-                    if not collapse(B, W, G, x, partner, rest_speed, normals, cand):
+                    if not collapse(B, W, G, x, partner, rest_speed, normals, cand) and own[key[x]]:
                         stats[S_FROZEN] += 1
         else:
             sync(B, a, t)
@@ -1406,8 +1558,9 @@ def settle_overlaps(B, W, params):
         clamp_into_box(B, width, height)
         return
     cand = np.empty(n, dtype=np.int64)
+    swept = np.empty((n, 4), dtype=np.float64)  # (unused here)
     for it in range(200):
-        G = grid_new(B, width, height, 0.0)
+        G = grid_new(B, width, height, 0.0, swept)
         worst = 0.0
         for i in range(n):
             m = grid_candidates(G, B, i, 0.0, cand)

@@ -1,0 +1,147 @@
+"""A large step on two cores: the box cut in two halves that run at once, then checked.
+
+An event-driven step is sequential: every contact waits for the ones before
+it. But a contact touches only the balls it involves, so the two halves of a
+crowded box are nearly independent within one step. The step is cut across
+the box's longer side, at the median of the moving balls, into six bands of
+the balls' positions at the start of the step (hh wide, except the outer
+two):
+
+    band  0            1          2          3          4          5
+          | far left   | left     | left     | right    | right    | far right
+          |            | outer    | inner    | inner    | outer    |
+                  cut - 2hh   cut - hh      cut      cut + hh  cut + 2hh
+
+The left half runs the engine's own step on the balls of bands 0-4, the right
+half on bands 1-5, each in its own thread (the compiled engine releases the
+GIL). Each keeps the balls of its own side: the left half bands 0-2, the
+right half bands 3-5. Neither half alone is the true step - the left one
+never sees band 5 - so the result is kept only if these hold, else the step
+runs again whole (engine.halves_agree tests them):
+
+  1. The balls of bands 2 and 3 end in the same state, bit for bit, after
+     the same number of events, in both halves.
+  2. The paths of the balls of bands 0-1 (whichever half ran them) and those
+     of bands 4-5 stay apart: no contact can join them.
+
+Why that makes both kept sides exact. Take the true step's contacts in time
+order and suppose all balls each half keeps, together with bands 2-3 in both
+halves, were right up to the next contact. Its two balls both lie in bands
+0-3 (the left half has both, right, and resolves it right), both in bands
+2-5 (the right half does), or one in 0-1 and one in 4-5 - which test 2
+rules out, since their paths are right until they meet. A contact that one
+half resolves but the other cannot (a ball of band 2 meeting band 5) leaves
+that ball different in the two halves, which test 1 rules out. A contact
+that happens in a half but not in truth needs a wrong ball, and wrong balls
+are only those of bands 4-5 in the left half or 0-1 in the right: with
+bands 0-1 or 4-5 of the same half test 2 forbids it, with bands 2-3 test 1
+catches it. So no kept ball ever goes wrong. (Contact here means every way
+one ball's state reads another's: impulses, waking, supports, sleeping
+tests; each needs the two balls within touching distance.)
+
+The halves run the same code as the whole step, on the same tie keys, the
+same number of parts, and so resolve each contact with the same arithmetic:
+a split step gives the whole step's result bit for bit (a test checks it).
+Events, contacts and freezes are counted by the half that keeps the event's
+first ball. A half that hits its event budget, or a ball sliding on a ball
+the other half keeps out of reach, makes the step run whole.
+
+It pays off when the bands are narrow beside the halves: a crowded scene of
+moving balls that each cross a small part of the box in one step.
+"""
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+MIN_MOVING = 4000  # fewer moving balls: the step is too short to share out
+BAND = 1.5  # a band's width, in units of the distance a fast ball sweeps in a step
+FAST_SHARE = 0.001  # ... that only this share of the moving balls exceed
+MAX_OVERLAP = 0.25  # the four middle bands may cover at most this share of the box's length
+
+_pool = None
+
+
+def cores():
+    """How many cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def _other_thread():
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="abound-half")
+    return _pool
+
+
+def bands(engine, B, params, dt, min_moving=MIN_MOVING):
+    """(axis, band (N,) int64 0..5, hh px) for splitting this step, or None when it does not pay.
+
+    B: the public ball arrays (engine.step's); params: make_params'; dt s.
+    """
+    axis, hh, band, moving = engine.split_bands(B, params, dt, FAST_SHARE, BAND)
+    if moving < min_moving:
+        return None
+    if not (4.0 * hh <= MAX_OVERLAP * params[engine.P_WIDTH if axis == 0 else engine.P_HEIGHT]):
+        return None
+    # a half must hold the support of every sliding ball it runs
+    sup_kind, sup_idx = B[9], B[10]
+    on_ball = np.flatnonzero(sup_kind == engine.SUP_BALL)
+    if len(on_ball):
+        b, s = band[on_ball], band[sup_idx[on_ball]]
+        if np.any((b <= 4) & (s == 5)) or np.any((b >= 1) & (s == 0)):
+            return None
+    return axis, band, hh
+
+
+def step(engine, B, W, params, dt, together=True, min_moving=MIN_MOVING):
+    """engine.step(B, W, params, dt), as two halves when that pays (see above).
+
+    Same arguments and result as engine.step. together: run the halves at
+    once, on two threads; False runs one after the other (the same result,
+    for tests on one core or the reference backend).
+    """
+    plan = bands(engine, B, params, dt, min_moving)
+    if plan is None:
+        return engine.step(B, W, params, dt)
+    axis, band, hh = plan
+    n = len(band)
+    order = engine.spatial_order(B, params[engine.P_WIDTH], params[engine.P_HEIGHT], dt)
+    in_order = band[order]
+    halves = []
+    for keep, runs in ((band <= 2, in_order <= 4), (band >= 3, in_order >= 1)):
+        P = engine.gather(B, order[runs])
+        m = len(P[4])
+        # each half's counters on cache lines of their own: both threads bump
+        # them at every event, and on a shared line that costs a transfer each
+        stats = np.zeros(engine.N_STATS + 16, dtype=np.int64)[8:8 + engine.N_STATS]
+        halves.append((P, np.zeros(m, dtype=np.int64), stats, engine.event_budget(m), keep))
+    k = engine.substeps(B, params, dt)
+
+    def run(half):
+        P, events, stats, budget, keep = half
+        engine.run_parts(P, W, params, dt, k, stats, events, budget, keep)
+
+    if together:
+        right = _other_thread().submit(run, halves[1])
+        run(halves[0])
+        right.result()
+    else:
+        run(halves[0])
+        run(halves[1])
+    (PL, events_l, stats_l, _, keep_l), (PR, events_r, stats_r, _, keep_r) = halves
+    stats = stats_l + stats_r
+    rank_r = np.full(n, -1, dtype=np.int64)
+    rank_r[PR[14]] = np.arange(len(PR[14]))
+    margin = 1e-3 * float(np.max(B[4])) + 1e-9 * float(params[engine.P_WIDTH] + params[engine.P_HEIGHT])
+    if (stats_l[engine.S_STOPPED] or stats_r[engine.S_STOPPED]
+            or stats[engine.S_EVENTS] >= engine.event_budget(n)
+            or not engine.halves_agree(PL, PR, events_l, events_r, band, rank_r, axis, margin)):
+        return engine.step(B, W, params, dt)
+    engine.scatter(PL, B, keep_l)
+    engine.scatter(PR, B, keep_r)
+    stats[engine.S_ALL] = stats[engine.S_EVENTS]
+    return stats

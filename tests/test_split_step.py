@@ -1,0 +1,130 @@
+"""A step split in two halves (abound/physics/split.py) must be the whole step, bit for bit.
+
+The halves run the engine on overlapping bands of the box and are kept only
+when engine.halves_agree proves them exact; otherwise the step runs whole.
+These tests compare the split step with the whole one on the same state:
+positions, velocities, modes and the counts of contacts must be identical,
+and the split must have been taken (not fallen back) in most steps, or the
+comparison would prove nothing. With bands far too narrow for the balls'
+speeds the halves cannot both be exact: the checks must then refuse them.
+"""
+import numpy as np
+import pytest
+
+from abound import Simulation
+from abound.physics import split
+from abound.scene import build_simulation
+
+
+class Counting:
+    """An engine module whose whole-step calls are counted (the split's fallbacks)."""
+
+    def __init__(self, engine):
+        self._engine = engine
+        self.whole = 0
+
+    def __getattr__(self, name):
+        return getattr(self._engine, name)
+
+    def step(self, *args):
+        self.whole += 1
+        return self._engine.step(*args)
+
+
+def _copy(sim):
+    return [a.copy() for a in sim._world.ball_arrays()]
+
+
+def _run_both(sim, frames, together=True, min_moving=split.MIN_MOVING):
+    """Step sim's state frames times whole and, from the same start, split;
+    returns (whole states, split states, whole stats, split stats, fallbacks)."""
+    w = sim._world
+    engine = sim._backend
+    start = _copy(sim)
+    params, walls, dt = sim._params(), w.wall_arrays(), sim.dt
+    whole_stats, split_stats = [], []
+    for _ in range(frames):
+        whole_stats.append(engine.step(w.ball_arrays(), walls, params, dt)[:4].copy())
+    whole = _copy(sim)
+    for a, s in zip(w.ball_arrays(), start):
+        a[...] = s
+    counting = Counting(engine)
+    for _ in range(frames):
+        split_stats.append(split.step(counting, w.ball_arrays(), walls, params, dt,
+                                      together=together, min_moving=min_moving)[:4].copy())
+    return whole, _copy(sim), np.array(whole_stats), np.array(split_stats), counting.whole
+
+
+def _assert_same(whole, halves):
+    for k, (a, b) in enumerate(zip(whole, halves)):
+        assert np.array_equal(a, b), f"ball array {k} differs"
+
+
+def _gas(n, seed=3):
+    sim = build_simulation("hot_gas", balls=n, seed=seed, backend="fast")
+    sim.step()  # settles the random placement
+    return sim
+
+
+def test_a_split_hot_gas_is_the_whole_step_bit_for_bit():
+    sim = _gas(6000)
+    whole, halves, ws, ss, fallbacks = _run_both(sim, 20)
+    assert fallbacks <= 5, "the halves were refused in most steps: nothing was compared"
+    _assert_same(whole, halves)
+    assert np.array_equal(ws, ss), "contact and event counts differ"
+    assert ws[:, 0].sum() > 20 * 1000  # a crowded gas: thousands of contacts per step
+
+
+def test_bands_too_narrow_are_refused_and_the_step_runs_whole(monkeypatch):
+    # a band a tenth of the distance the balls sweep: contacts cross the cut
+    # all the time, so halves that ignore each other cannot both be exact
+    monkeypatch.setattr(split, "BAND", 0.1)
+    monkeypatch.setattr(split, "FAST_SHARE", 0.0)
+    sim = _gas(6000)
+    whole, halves, ws, ss, fallbacks = _run_both(sim, 5)
+    assert fallbacks == 5
+    _assert_same(whole, halves)
+
+
+def test_a_split_galton_board_with_sleepers_and_sliders_is_the_whole_step():
+    # pegs (pinned balls), funnel segments, balls sliding and asleep: every
+    # way one ball reads another must stay within a half or be refused
+    sim = build_simulation("galton", balls=400, seed=2, backend="fast")
+    for _ in range(25):  # pouring: some balls already rest in the funnel
+        sim.step()
+    modes = sim.modes
+    assert np.any(modes == 1) and np.any(modes == 2), "no ball rests: the test would miss rest"
+    whole, halves, ws, ss, fallbacks = _run_both(sim, 30, min_moving=30)
+    _assert_same(whole, halves)
+    assert np.array_equal(ws, ss)
+    assert fallbacks <= 25, "the steps ran whole: the split was hardly compared"
+
+
+def test_the_reference_backend_splits_the_same_way_one_half_after_the_other():
+    sim = build_simulation("hot_gas", balls=400, seed=5, backend="reference", size=(1600, 400))
+    sim.step()
+    whole, halves, ws, ss, fallbacks = _run_both(sim, 3, together=False, min_moving=100)
+    assert fallbacks < 3
+    _assert_same(whole, halves)
+    assert np.array_equal(ws, ss)
+
+
+def test_simulation_threads_setting():
+    sim = Simulation(200, 100, threads=1)
+    assert sim.threads == 1
+    sim.threads = None
+    assert sim.threads in (1, 2)
+    for bad in (0, 3, True, 1.5):
+        with pytest.raises(Exception, match="threads"):
+            sim.threads = bad
+
+
+def test_simulation_steps_split_and_whole_to_the_same_state():
+    a = _gas(6000, seed=7)
+    b = _gas(6000, seed=7)
+    a.threads, b.threads = 2, 1
+    for _ in range(10):
+        sa, sb = a.step(), b.step()
+        assert sa == sb
+    assert np.array_equal(a.positions, b.positions)
+    assert np.array_equal(a.velocities, b.velocities)
