@@ -78,7 +78,8 @@ def test_a_split_hot_gas_is_the_whole_step_bit_for_bit():
 def test_bands_too_narrow_are_refused_and_the_step_runs_whole(monkeypatch):
     # a band a tenth of the distance the balls sweep: contacts cross the cut
     # all the time, so halves that ignore each other cannot both be exact
-    monkeypatch.setattr(split, "BAND", 0.1)
+    monkeypatch.setattr(split, "INNER", 0.1)
+    monkeypatch.setattr(split, "OUTER", 0.1)
     monkeypatch.setattr(split, "FAST_SHARE", 0.0)
     sim = _gas(6000)
     whole, halves, ws, ss, fallbacks = _run_both(sim, 5)

@@ -1235,13 +1235,14 @@ def run_parts(P, W, params, dt, k, stats, ball_events, budget, own):
 
 
 @allocating
-def split_bands(B, params, dt, share, factor):
+def split_bands(B, params, dt, share, inner, outer):
     """How to split a step of dt across two threads (split.py): returns (axis,
-    hh, band (N,) int64 0..5, moving). axis: 0 cuts across x (the box's longer
-    side), 1 across y; the cut: the median of the moving balls' coordinates;
-    hh: factor x (the distance the fastest moving balls but a share of them
-    sweep in dt + the largest diameter). Medians and shares to 1/1024 of the
-    range (histograms: no sort)."""
+    reach, band (N,) int64 0..5, moving). axis: 0 cuts across x (the box's
+    longer side), 1 across y; the cut: the median of the moving balls'
+    coordinates; reach: the distance the fastest moving balls but a share of
+    them sweep in dt, plus the largest diameter. Bands 2 and 3 are inner x
+    reach wide, bands 1 and 4 outer x reach. Medians and shares to 1/1024 of
+    the range (histograms: no sort)."""
     pos, vel, acc, radius, mode = B[0], B[1], B[2], B[4], B[7]
     n = len(radius)
     width, height = params[P_WIDTH], params[P_HEIGHT]
@@ -1281,12 +1282,14 @@ def split_bands(B, params, dt, share, factor):
     while c > 0 and seen + fast[c - 1] <= allowed:
         c -= 1
         seen += fast[c]
-    hh = factor * (c / bins * top + 2.0 * rmax)
+    reach = c / bins * top + 2.0 * rmax
+    w_in = inner * reach
+    w_out = w_in + outer * reach
     for i in range(n):
         x = pos[i, axis]
-        band[i] = ((x >= cut - 2.0 * hh) + (x >= cut - hh) + (x >= cut) + (x >= cut + hh)
-                   + (x >= cut + 2.0 * hh))
-    return axis, hh, band, moving
+        band[i] = ((x >= cut - w_out) + (x >= cut - w_in) + (x >= cut) + (x >= cut + w_in)
+                   + (x >= cut + w_out))
+    return axis, reach, band, moving
 
 
 @kernel

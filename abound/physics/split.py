@@ -4,13 +4,14 @@ An event-driven step is sequential: every contact waits for the ones before
 it. But a contact touches only the balls it involves, so the two halves of a
 crowded box are nearly independent within one step. The step is cut across
 the box's longer side, at the median of the moving balls, into six bands of
-the balls' positions at the start of the step (hh wide, except the outer
-two):
+the balls' positions at the start of the step:
 
-    band  0            1          2          3          4          5
-          | far left   | left     | left     | right    | right    | far right
-          |            | outer    | inner    | inner    | outer    |
-                  cut - 2hh   cut - hh      cut      cut + hh  cut + 2hh
+    band      0      |    1     |    2     |    3     |    4     |     5
+                     |  outer   |  inner   |  inner   |  outer   |
+              cut - w_in - w_out  cut - w_in   cut    cut + w_in  cut + w_in + w_out
+
+(w_in = INNER x reach, w_out = OUTER x reach; reach: how far a fast ball goes
+in the step, plus the largest diameter.)
 
 The left half runs the engine's own step on the balls of bands 0-4, the right
 half on bands 1-5, each in its own thread (the compiled engine releases the
@@ -55,8 +56,11 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 MIN_MOVING = 4000  # fewer moving balls: the step is too short to share out
-BAND = 1.5  # a band's width, in units of the distance a fast ball sweeps in a step
-FAST_SHARE = 0.001  # ... that only this share of the moving balls exceed
+# the bands' widths, in units of the distance a fast ball sweeps in a step (the
+# fastest but FAST_SHARE of the moving balls) plus the largest diameter:
+INNER = 0.8  # bands 2 and 3: the far bands' paths must not cross them (test 2)
+OUTER = 1.5  # bands 1 and 4: what a half gets wrong must not cross them (test 1)
+FAST_SHARE = 0.001
 MAX_OVERLAP = 0.25  # the four middle bands may cover at most this share of the box's length
 
 _pool = None
@@ -78,14 +82,15 @@ def _other_thread():
 
 
 def bands(engine, B, params, dt, min_moving=MIN_MOVING):
-    """(axis, band (N,) int64 0..5, hh px) for splitting this step, or None when it does not pay.
+    """(axis, band (N,) int64 0..5, reach px) for splitting this step, or None when it does not pay.
 
     B: the public ball arrays (engine.step's); params: make_params'; dt s.
     """
-    axis, hh, band, moving = engine.split_bands(B, params, dt, FAST_SHARE, BAND)
+    axis, reach, band, moving = engine.split_bands(B, params, dt, FAST_SHARE, INNER, OUTER)
     if moving < min_moving:
         return None
-    if not (4.0 * hh <= MAX_OVERLAP * params[engine.P_WIDTH if axis == 0 else engine.P_HEIGHT]):
+    span = 2.0 * (INNER + OUTER) * reach
+    if not (span <= MAX_OVERLAP * params[engine.P_WIDTH if axis == 0 else engine.P_HEIGHT]):
         return None
     # a half must hold the support of every sliding ball it runs
     sup_kind, sup_idx = B[9], B[10]
@@ -94,7 +99,7 @@ def bands(engine, B, params, dt, min_moving=MIN_MOVING):
         b, s = band[on_ball], band[sup_idx[on_ball]]
         if np.any((b <= 4) & (s == 5)) or np.any((b >= 1) & (s == 0)):
             return None
-    return axis, band, hh
+    return axis, band, reach
 
 
 def step(engine, B, W, params, dt, together=True, min_moving=MIN_MOVING):
@@ -107,32 +112,30 @@ def step(engine, B, W, params, dt, together=True, min_moving=MIN_MOVING):
     plan = bands(engine, B, params, dt, min_moving)
     if plan is None:
         return engine.step(B, W, params, dt)
-    axis, band, hh = plan
+    axis, band, _ = plan
     n = len(band)
     order = engine.spatial_order(B, params[engine.P_WIDTH], params[engine.P_HEIGHT], dt)
     in_order = band[order]
-    halves = []
-    for keep, runs in ((band <= 2, in_order <= 4), (band >= 3, in_order >= 1)):
+    k = engine.substeps(B, params, dt)
+
+    def run(keep, runs):
+        """One half: its working copy (gathered on its own thread), run; returns what halves_agree reads."""
         P = engine.gather(B, order[runs])
         m = len(P[4])
         # each half's counters on cache lines of their own: both threads bump
         # them at every event, and on a shared line that costs a transfer each
         stats = np.zeros(engine.N_STATS + 16, dtype=np.int64)[8:8 + engine.N_STATS]
-        halves.append((P, np.zeros(m, dtype=np.int64), stats, engine.event_budget(m), keep))
-    k = engine.substeps(B, params, dt)
+        events = np.zeros(m, dtype=np.int64)
+        engine.run_parts(P, W, params, dt, k, stats, events, engine.event_budget(m), keep)
+        return P, events, stats, keep
 
-    def run(half):
-        P, events, stats, budget, keep = half
-        engine.run_parts(P, W, params, dt, k, stats, events, budget, keep)
-
+    left, right = (band <= 2, in_order <= 4), (band >= 3, in_order >= 1)
     if together:
-        right = _other_thread().submit(run, halves[1])
-        run(halves[0])
-        right.result()
+        later = _other_thread().submit(run, *right)
+        halves = run(*left), later.result()
     else:
-        run(halves[0])
-        run(halves[1])
-    (PL, events_l, stats_l, _, keep_l), (PR, events_r, stats_r, _, keep_r) = halves
+        halves = run(*left), run(*right)
+    (PL, events_l, stats_l, keep_l), (PR, events_r, stats_r, keep_r) = halves
     stats = stats_l + stats_r
     rank_r = np.full(n, -1, dtype=np.int64)
     rank_r[PR[14]] = np.arange(len(PR[14]))
