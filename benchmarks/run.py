@@ -197,6 +197,7 @@ def bench_case(scene, n, opts, log):
     t0 = time.perf_counter()
     deadline = t0 + opts.budget
     sim = build(scene, n)
+    sim.threads = opts.threads
     case = {"scene": scene, "balls": len(sim), "pegs": int(sim.pinned.sum()),
             "box": [sim.width, sim.height], "build_s": time.perf_counter() - t0}
     if scene == "pile":
@@ -206,7 +207,7 @@ def bench_case(scene, n, opts, log):
     sides = {"abound": Side(sim, sim.energy())}
     if opts.pymunk:
         from abound.compare.pymunk_world import PymunkWorld
-        world = PymunkWorld(sim, walls=opts.pymunk_walls)
+        world = PymunkWorld(sim, walls=opts.pymunk_walls, threads=opts.pymunk_threads)
         if scene == "pile":
             for _ in range(PYMUNK_SETTLE_FRAMES):
                 world.step(DT)
@@ -330,6 +331,11 @@ def _f(v, fmt):
     return "-" if v is None else format(v, fmt)
 
 
+def _threads(opts):
+    n = getattr(opts, "threads", 1)  # (results saved before threads existed: one)
+    return f"{n} thread{'s' if n > 1 else ''} per step"
+
+
 def report(res):
     opts = argparse.Namespace(**res["options"])
     m = res["machine"]
@@ -349,7 +355,9 @@ def report(res):
         settings = next((c["pymunk_settings"] for c in cases if "pymunk_settings" in c), None)
         out += ["## abound and pymunk, side by side", "",
                 f"{opts.runs} windows of {opts.frames} frames of 1/60 s per case, engines alternating. "
-                "ratio = pymunk ms / abound ms (above 1: abound is faster).",
+                "ratio = pymunk ms / abound ms (above 1: abound is faster). "
+                f"abound: {_threads(opts)} (a crowded step runs its two halves at once: "
+                "abound/physics/split.py).",
                 f"{settings}." if settings else "pymunk: not run.", "",
                 "| scene | balls | abound ms/frame (p90) | pymunk ms/frame (p90) | ratio | abound contacts/s "
                 "| pymunk pairs/s | energy drift abound / pymunk | largest overlap abound / pymunk "
@@ -471,6 +479,10 @@ def parse(argv):
     p.add_argument("--no-pymunk", dest="pymunk", action="store_false", help="abound only")
     p.add_argument("--pymunk-walls", choices=("thick", "thin"), default="thick", dest="pymunk_walls",
                    help="pymunk's box walls: 100 px thick segments (default) or thin ones, which leak")
+    p.add_argument("--threads", type=int, choices=(1, 2),
+                   help="abound's threads per step (default: 2 on two cores or more; abound/physics/split.py)")
+    p.add_argument("--pymunk-threads", type=int, choices=(1, 2), default=1, dest="pymunk_threads",
+                   help="pymunk's threads (2: its threaded space; default 1)")
     p.add_argument("--skip", default="", help="comma-separated parts to leave out: reference,latency,memory")
     p.add_argument("--out", default=str(REPO / "BENCHMARKS.md"), help="the Markdown report (default BENCHMARKS.md)")
     p.add_argument("--json", metavar="FILE", help="also save the raw results as JSON")
@@ -488,6 +500,9 @@ def parse(argv):
     opts.settle = opts.settle or base["settle"]
     opts.budget = opts.budget or base["budget"]
     opts.skip = set(s for s in opts.skip.split(",") if s)
+    if opts.threads is None:
+        from abound.physics import split
+        opts.threads = min(2, split.cores())
     opts.base = base
     if opts.pymunk:
         try:
@@ -510,7 +525,8 @@ def main(argv=None):
         print(f"[{time.perf_counter() - started:7.1f} s] {text}", file=sys.stderr, flush=True)
 
     res = {"machine": machine(), "command": " ".join(["python benchmarks/run.py", *argv]), "cases": [],
-           "options": {k: getattr(opts, k) for k in ("quick", "runs", "frames", "sizes", "scenes", "budget")}}
+           "options": {k: getattr(opts, k) for k in ("quick", "runs", "frames", "sizes", "scenes", "budget",
+                                                     "threads", "pymunk_threads")}}
     build("gas", 2).step(DT)  # compile or load the numba cache, untimed
     for n in opts.sizes:
         for scene in opts.scenes:

@@ -128,7 +128,7 @@ def test_bench_text_and_overrides(capsys):
                  "--ball-toi", "bisection", "--dt", "0.01", "--seed", "3", "--size", "900x600"]) == 0
     out = capsys.readouterr().out
     assert "30 balls" in out and "900x600" in out
-    assert "backend reference, ball_toi bisection, dt 0.01 s, 3 frames" in out
+    assert "backend reference, ball_toi bisection, 1 thread, dt 0.01 s, 3 frames" in out
     for label in ("ms per frame:", "median", "p90", "contacts per frame:", "ball-ball", "ball-wall",
                   "energy drift:", "largest overlap:"):
         assert label in out
