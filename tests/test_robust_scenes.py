@@ -436,3 +436,24 @@ def test_step_stopped_by_the_total_budget_leaves_no_overlap(seed):
         for _ in range(5):
             stats = checker.step(0.05)
             assert stats.events == 20  # every step runs out of events
+
+
+# --------------------------------------------------------------------------
+# a speed whose square overflows, set by user code between steps
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_speed_whose_square_overflows_neither_crashes_nor_moves_others_to_nan(backend):
+    # 1e300 px/s: vx^2 is inf, and times the dt = 0 of the overlap push its
+    # sweep was NaN, which sized the push's grid (the reference backend
+    # raised "cannot convert float NaN to integer")
+    sim = _sim(backend, width=800.0, height=600.0)
+    for i in range(10):
+        sim.add_ball(50.0 + 60.0 * i, 100.0, radius=5.0)
+    sim.step(DT)
+    v = sim.velocities
+    v[7] = (1e300, -1e300)
+    sim.velocities = v
+    sim.step(DT)
+    assert np.all(np.isfinite(sim.positions))
+    others = np.arange(10) != 7
+    assert np.all(np.isfinite(sim.velocities[others]))

@@ -345,7 +345,8 @@ def mean_sweep(B, dt, cap):
     for i in range(0, n, stride):
         vx, vy, ax, ay = effective_motion(B, i)
         r = math.sqrt(vx * vx + vy * vy) * dt + 0.5 * math.sqrt(ax * ax + ay * ay) * dt * dt
-        reach += min(r, cap)
+        # (not r <= cap: also an infinite speed, whose square overflows, times dt = 0)
+        reach += r if r <= cap else cap
         diameter += 2.0 * radius[i]
         taken += 1
     return reach / max(taken, 1), diameter / max(taken, 1)
@@ -1242,7 +1243,8 @@ def split_bands(B, params, dt, share, inner, outer):
     coordinates; reach: the distance the fastest moving balls but a share of
     them sweep in dt, plus the largest diameter. Bands 2 and 3 are inner x
     reach wide, bands 1 and 4 outer x reach. Medians and shares to 1/1024 of
-    the range (histograms: no sort)."""
+    the range (histograms: no sort). moving is 0 when a moving ball's state is
+    not finite: such a step is not split."""
     pos, vel, acc, radius, mode = B[0], B[1], B[2], B[4], B[7]
     n = len(radius)
     width, height = params[P_WIDTH], params[P_HEIGHT]
@@ -1258,10 +1260,13 @@ def split_bands(B, params, dt, share, inner, outer):
         rmax = max(rmax, radius[i])
         if mode[i] != FREE and mode[i] != SLIDING:
             continue
-        moving += 1
-        at[min(max(int(pos[i, axis] / length * bins), 0), bins - 1)] += 1
         s = (math.sqrt(vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1]) * dt
              + 0.5 * math.sqrt(acc[i, 0] * acc[i, 0] + acc[i, 1] * acc[i, 1]) * dt * dt)
+        if not (math.isfinite(s) and math.isfinite(pos[i, axis])):
+            return axis, INF, np.zeros(n, dtype=np.int64), 0
+        moving += 1
+        # (clamped as a float: converting one beyond the int range is undefined)
+        at[int(min(max(pos[i, axis] / length * bins, 0.0), bins - 1.0))] += 1
         sweeps[moving - 1] = s
         top = max(top, s)
     band = np.empty(n, dtype=np.int64)
@@ -1275,7 +1280,7 @@ def split_bands(B, params, dt, share, inner, outer):
     cut = (c + 0.5) / bins * length
     fast = np.zeros(bins + 1, dtype=np.int64)
     for q in range(moving):
-        fast[int(sweeps[q] / max(top, 1e-300) * bins)] += 1
+        fast[int(min(sweeps[q] / max(top, 1e-300), 1.0) * bins)] += 1
     allowed = int(share * moving)
     c = bins
     seen = fast[bins]
