@@ -38,7 +38,10 @@ are only those of bands 4-5 in the left half or 0-1 in the right: with
 bands 0-1 or 4-5 of the same half test 2 forbids it, with bands 2-3 test 1
 catches it. So no kept ball ever goes wrong. (Contact here means every way
 one ball's state reads another's: impulses, waking, supports, sleeping
-tests; each needs the two balls within touching distance.)
+tests; each needs the two balls within touching distance. Test 1 compares
+how the balls end, not every event on the way: a ball whose history
+differed in the two halves would have to end on the same bits, position,
+velocity, mode and trajectory count alike, by chance.)
 
 The halves run the same code as the whole step, on the same tie keys, the
 same number of parts, and so resolve each contact with the same arithmetic:
