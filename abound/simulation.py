@@ -89,6 +89,7 @@ class Simulation:
         self.dt = _positive(dt, "dt")
         self.density = _positive(density, "density")
         self.threads = threads
+        self._split_backoff = split.Backoff()  # when a split step is worth trying (split.py)
         self.time = 0.0
         self.scene = None  # the scene dict this simulation was built from, if any
         self.last_stats = StepStats()
@@ -352,7 +353,8 @@ class Simulation:
             self.last_stats = StepStats()
             return self.last_stats
         if self._threads == 2 and self._backend_name == "fast":
-            raw = split.step(self._backend, w.ball_arrays(), w.wall_arrays(), params, dt)
+            raw = split.step(self._backend, w.ball_arrays(), w.wall_arrays(), params, dt,
+                             backoff=self._split_backoff)
         else:
             raw = self._backend.step(w.ball_arrays(), w.wall_arrays(), params, dt)
         self.time += dt

@@ -129,3 +129,17 @@ def test_simulation_steps_split_and_whole_to_the_same_state():
         assert sa == sb
     assert np.array_equal(a.positions, b.positions)
     assert np.array_equal(a.velocities, b.velocities)
+
+
+def test_backoff_waits_longer_after_each_refusal_and_afresh_after_a_kept_split():
+    b = split.Backoff()
+    tried = []
+    for s in range(120):  # every try refused
+        if b.now():
+            tried.append(s)
+            b.refused()
+    # waits of 1, 2, 4, 8, 16 steps, then MAX_WAIT (32)
+    assert list(np.diff(tried)) == [2, 3, 5, 9, 17, 33, 33]
+    b.kept()
+    b.refused()
+    assert [b.now() for _ in range(3)] == [False, True, True]

@@ -51,7 +51,10 @@ first ball. A half that hits its event budget, or a ball sliding on a ball
 the other half keeps out of reach, makes the step run whole.
 
 It pays off when the bands are narrow beside the halves: a crowded scene of
-moving balls that each cross a small part of the box in one step.
+moving balls that each cross a small part of the box in one step. In a
+pile, a chain of touching balls carries a contact across any band at once,
+and about half the splits are refused; a Backoff then waits longer and
+longer before trying again, so such scenes lose little.
 """
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -66,7 +69,33 @@ OUTER = 1.5  # bands 1 and 4: what a half gets wrong must not cross them (test 1
 FAST_SHARE = 0.001
 MAX_OVERLAP = 0.25  # the four middle bands may cover at most this share of the box's length
 
+MAX_WAIT = 32  # steps a Backoff waits at most before it tries to split again
+
 _pool = None
+
+
+class Backoff:
+    """When to try splitting: after a refused split, skip 1, 2, 4, ... up to
+    MAX_WAIT steps before the next try; a kept one starts afresh. (A refused
+    split costs its halves on top of the whole step.)"""
+
+    def __init__(self):
+        self.skip = 0
+        self.wait = 0
+
+    def now(self):
+        """Try this step?"""
+        if self.skip:
+            self.skip -= 1
+            return False
+        return True
+
+    def refused(self):
+        self.wait = min(max(1, 2 * self.wait), MAX_WAIT)
+        self.skip = self.wait
+
+    def kept(self):
+        self.wait = 0
 
 
 def cores():
@@ -105,13 +134,16 @@ def bands(engine, B, params, dt, min_moving=MIN_MOVING):
     return axis, band, reach
 
 
-def step(engine, B, W, params, dt, together=True, min_moving=MIN_MOVING):
+def step(engine, B, W, params, dt, together=True, min_moving=MIN_MOVING, backoff=None):
     """engine.step(B, W, params, dt), as two halves when that pays (see above).
 
     Same arguments and result as engine.step. together: run the halves at
     once, on two threads; False runs one after the other (the same result,
-    for tests on one core or the reference backend).
+    for tests on one core or the reference backend). backoff: a Backoff
+    kept from step to step (None: try every step).
     """
+    if backoff is not None and not backoff.now():
+        return engine.step(B, W, params, dt)
     plan = bands(engine, B, params, dt, min_moving)
     if plan is None:
         return engine.step(B, W, params, dt)
@@ -146,7 +178,11 @@ def step(engine, B, W, params, dt, together=True, min_moving=MIN_MOVING):
     if (stats_l[engine.S_STOPPED] or stats_r[engine.S_STOPPED]
             or stats[engine.S_EVENTS] >= engine.event_budget(n)
             or not engine.halves_agree(PL, PR, events_l, events_r, band, rank_r, axis, margin)):
+        if backoff is not None:
+            backoff.refused()
         return engine.step(B, W, params, dt)
+    if backoff is not None:
+        backoff.kept()
     engine.scatter(PL, B, keep_l)
     engine.scatter(PR, B, keep_r)
     stats[engine.S_ALL] = stats[engine.S_EVENTS]
