@@ -128,6 +128,12 @@ class Simulation:
         self._threads = count
 
     @property
+    def step_threads(self):
+        """The threads a step actually runs on: threads with the fast backend,
+        1 with the others (only the compiled engine splits a step)."""
+        return self._threads if self._backend_name == "fast" else 1
+
+    @property
     def ball_toi(self):
         return self._ball_toi
 
@@ -352,7 +358,7 @@ class Simulation:
             self.time += dt
             self.last_stats = StepStats()
             return self.last_stats
-        if self._threads == 2 and self._backend_name == "fast":
+        if self.step_threads == 2:
             raw = split.step(self._backend, w.ball_arrays(), w.wall_arrays(), params, dt,
                              backoff=self._split_backoff)
         else:

@@ -113,6 +113,8 @@ def test_the_reference_backend_splits_the_same_way_one_half_after_the_other():
 def test_simulation_threads_setting():
     sim = Simulation(200, 100, threads=1)
     assert sim.threads == 1
+    assert Simulation(200, 100, backend="reference", threads=2).step_threads == 1  # only fast splits
+    assert Simulation(200, 100, backend="fast", threads=2).step_threads == 2
     sim.threads = None
     assert sim.threads in (1, 2)
     for bad in (0, 3, True, 1.5):

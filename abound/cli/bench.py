@@ -145,7 +145,7 @@ def build(args):
         "height": sim.height,
         "backend": sim.backend,
         "ball_toi": sim.ball_toi,
-        "threads": sim.threads if sim.backend == "fast" else 1,  # only the fast engine splits a step
+        "threads": sim.step_threads,
         "dt": dt,
         "frames": args.frames,
     }

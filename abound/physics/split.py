@@ -118,6 +118,8 @@ def bands(engine, B, params, dt, min_moving=MIN_MOVING):
 
     B: the public ball arrays (engine.step's); params: make_params'; dt s.
     """
+    if len(B[4]) < min_moving:  # (spares small scenes the pass over the balls)
+        return None
     axis, reach, band, moving = engine.split_bands(B, params, dt, FAST_SHARE, INNER, OUTER)
     if moving < min_moving:
         return None
