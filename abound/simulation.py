@@ -26,13 +26,16 @@ class StepStats:
     ball_ball, ball_wall: contacts resolved (ball-wall counts segment faces,
     end points and the box); events: every event processed, including a
     sliding ball leaving its support; frozen: balls stopped for the rest of
-    the step because they exhausted the per-ball event budget (normally 0).
+    the step because they exhausted the per-ball event budget (normally 0);
+    stopped: a step budget ran out, and every ball stopped short of the
+    step's end, at the first event left unresolved (normally False).
     """
 
     ball_ball: int = 0
     ball_wall: int = 0
     events: int = 0
     frozen: int = 0
+    stopped: bool = False
 
     @property
     def contacts(self):
@@ -366,7 +369,7 @@ class Simulation:
         self.time += dt
         n = w.n
         self._seen = (w.pos[:n].copy(), w.vel[:n].copy())
-        self.last_stats = StepStats(*(int(v) for v in raw[:4]))
+        self.last_stats = StepStats(*(int(v) for v in raw[:4]), stopped=bool(raw[4]))
         return self.last_stats
 
     # -- measures ----------------------------------------------------------------

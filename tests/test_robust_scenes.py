@@ -4,6 +4,7 @@ overlap beyond the physics core's bounds, energy gain or a runaway step
 (tests/invariants.py checks after every step), and where mechanics gives an
 answer in closed form, the answer.
 """
+import contextlib
 import math
 from unittest import mock
 
@@ -457,3 +458,79 @@ def test_a_speed_whose_square_overflows_neither_crashes_nor_moves_others_to_nan(
     assert np.all(np.isfinite(sim.positions))
     others = np.arange(10) != 7
     assert np.all(np.isfinite(sim.velocities[others]))
+
+
+# --------------------------------------------------------------------------
+# balls that sweep the whole box in a step
+# --------------------------------------------------------------------------
+def _fast_crowd(backend, n, speed, size, seed=1):
+    """n balls of radius 3 on a lattice filling a size x size box without
+    gravity, at speed px/s in random directions."""
+    sim = _sim(backend, width=size, height=size, gravity=(0.0, 0.0))
+    rng = np.random.default_rng(seed)
+    side = math.ceil(math.sqrt(n))
+    pitch = size / side
+    for q in range(n):
+        a = rng.uniform(0.0, 2.0 * math.pi)
+        sim.add_ball(pitch * (q % side + 0.5), pitch * (q // side + 0.5),
+                     speed * math.cos(a), speed * math.sin(a), radius=3.0)
+    return sim
+
+
+def _work_budget(backend, base, per_ball):
+    """The engine's work budget, lowered for the reference backend (a
+    compiled engine keeps the constants it was compiled with), where the
+    full one would take minutes of pure Python to spend."""
+    if backend == "fast":
+        return contextlib.nullcontext()
+    return mock.patch.multiple(engine, MAX_WORK_BASE=base, MAX_WORK_PER_BALL=per_ball)
+
+
+def test_balls_that_cross_a_small_box_many_times_a_step_keep_their_energy():
+    # Found by hand: 100 balls at 1e5 px/s in a 200 px box (8 box widths a
+    # step) made every grid cell hold every ball, and the first pass asked
+    # for room in the queue for a whole cell's pairs at once, more than the
+    # queue was ever grown by: the step looped for ever.
+    sim = _fast_crowd("fast", 100, 1e5, 200.0)
+    checker = StepChecker(sim)
+    e0 = sim.energy()
+    for _ in range(3):
+        stats = checker.step(DT)
+        assert not stats.stopped and stats.frozen == 0  # within every budget: exact
+        # a ball of the 100 meets another every few px here (the gas's mean free path)
+        assert stats.ball_ball >= 100
+    assert abs(sim.energy() - e0) <= ROUND_OFF * e0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_ball_at_a_billion_px_per_second_stops_the_step_within_its_work_budget(backend):
+    # One ball at 1e9 px/s (the largest number a scene file takes) in a gas:
+    # within a step it shares its energy with every ball, every cell then
+    # holds every ball and each prediction meets all of them. Without a bound
+    # on the candidates a step examines, steps of 1,000 balls took a minute each.
+    sim = Simulation.from_config("hot_gas", balls=1000 if backend == "fast" else 100, seed=1,
+                                 backend=backend)
+    sim.threads = 1
+    sim.step()
+    v = sim.velocities
+    v[7] = (1e9, -1e9)
+    sim.velocities = v
+    checker = StepChecker(sim)
+    with _work_budget(backend, 20000, 20):
+        stopped = sum(checker.step(DT).stopped for _ in range(4))
+    assert stopped >= 3  # the budget, not the end of the step, ended them
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_step_whose_first_predictions_exceed_the_work_budget_leaves_the_balls_where_they_are(backend):
+    # Balls at 1e7 px/s in a 400 px box: the grid has 2 x 2 cells, each ball's
+    # sweep covers the cells on its way (about half the balls in each), and
+    # the first pass alone meets more pairs than the budget allows (4,000
+    # balls: about 10 million pairs; the budget is 5 million): the step stops
+    # at its start, every ball as it was.
+    sim = _fast_crowd(backend, 4000 if backend == "fast" else 300, 1e7, 400.0)
+    pos, vel = sim.positions.copy(), sim.velocities.copy()
+    with _work_budget(backend, 1000, 10):
+        stats = StepChecker(sim).step(DT)
+    assert stats.stopped and stats.events == 0
+    assert np.array_equal(sim.positions, pos) and np.array_equal(sim.velocities, vel)

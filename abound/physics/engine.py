@@ -72,12 +72,18 @@ per step, short sweeps meet far fewer candidates (see substeps).
 Events are exact whatever k; only round-off differs.
 
 Budgets. A step resolves at most MAX_BALL_EVENTS events per ball and
-MAX_EVENTS_BASE + MAX_EVENTS_PER_BALL x N in all. A ball over its budget is
-FROZEN for the rest of the step (it keeps its velocity, stops in place and acts
-as a fixed obstacle); over the total budget every ball stops at the time of
-the first event left unresolved (StepStats.events is then the budget).
+MAX_EVENTS_BASE + MAX_EVENTS_PER_BALL x N in all, and examines at most
+MAX_WORK_BASE + MAX_WORK_PER_BALL x N candidates in its predictions: balls
+that sweep much of the box in a step (thousands of px/s in a small box, or a
+user's 1e9 px/s) make every cell hold every ball, and each prediction then
+meets them all. (A busy scene examines 10 to 30 per ball: a hot gas, a
+settling pile or rain.) A ball over its budget is FROZEN for the rest of the
+step (it keeps its velocity, stops in place and acts as a fixed obstacle);
+over a total budget every ball stops at the time of the first event left
+unresolved (at the start of the part, when the first predictions alone
+exceed it).
 Either way no ball overlaps, leaves the box or gains energy; the step only
-loses some time for those balls. StepStats.frozen reports it.
+loses some time for those balls. StepStats.frozen and .stopped report it.
 """
 import math
 
@@ -108,6 +114,8 @@ MAX_BALL_EVENTS = 256
 COLLAPSE_CONTACTS = 8
 MAX_EVENTS_BASE = 100000
 MAX_EVENTS_PER_BALL = 400
+MAX_WORK_BASE = 1000000  # candidates a step may examine in its predictions ...
+MAX_WORK_PER_BALL = 1000  # ... plus this many per ball
 MAX_CELLS_PER_BALL = 64
 MAX_SUBSTEPS = 8
 HEAP_ARITY = 4
@@ -121,9 +129,10 @@ EVENTS_PER_MEETING = 1.6  # events per step / (N x density x diameter x reach)
 
 # stats vector: contacts, events and freezes of the balls the run owns (all of
 # them, unless the step is split: split.py), whether the budget stopped it,
-# and every event the run resolved (what its budget counts)
-S_BALL, S_WALL, S_EVENTS, S_FROZEN, S_STOPPED, S_ALL = 0, 1, 2, 3, 4, 5
-N_STATS = 6
+# every event the run resolved and every candidate it examined (what its
+# budgets count)
+S_BALL, S_WALL, S_EVENTS, S_FROZEN, S_STOPPED, S_ALL, S_WORK = 0, 1, 2, 3, 4, 5, 6
+N_STATS = 7
 
 
 # --------------------------------------------------------------------------
@@ -704,7 +713,8 @@ def predict_leave(B, W, H, i, t, h):
 def predict_ball(B, W, H, G, i, t, dt, method, cand):
     """Push the next events of ball i (synced to t), whose trajectory has just
     changed: it is entered in the grid for its new sweep first. The caller has
-    reserved room in the grid and the queue (reserve)."""
+    reserved room in the grid and the queue (reserve). Returns the number of
+    candidates examined."""
     mode = B[7]
     h = dt - t
     box = swept_box(B, i, h)
@@ -722,16 +732,19 @@ def predict_ball(B, W, H, G, i, t, dt, method, cand):
         if fixed_i and is_fixed(mode[j]):
             continue
         predict_pair(B, H, i, j, t, h, method)
+    return m
 
 
 @kernel
-def first_pass(B, W, H, G, dt, method, resume):
+def first_pass(B, W, H, G, dt, method, resume, stats, most_work):
     """Predict everything at the start of a part: each moving ball's walls and
     support, then every pair that shares a cell, once, in the first cell the
     two share (no per-query bookkeeping), then the big balls' pairs. Pairs of
     fixed balls are skipped. Returns False when the queue needs room (see
     event_loop); resume[2] counts the work done: balls, then cells, then big
-    balls."""
+    balls (and resume[3] the balls done in the current cell). Counts the
+    pairs it examines in stats[S_WORK]; past most_work it sets
+    stats[S_STOPPED] and returns True."""
     mode, span, radius, kept = B[7], G[10], B[4], G[11]
     meta, start, cell_ball, big, is_big = G[3], G[8], G[9], G[5], G[7]
     n = len(radius)
@@ -750,10 +763,18 @@ def first_pass(B, W, H, G, dt, method, resume):
     while resume[2] < n + ncell:
         c = resume[2] - n
         lo, hi = start[c], start[c + 1]
-        if H[2][0] + (hi - lo) * (hi - lo - 1) // 2 > len(H[0]):
-            return False
         cx, cy = c % nx, c // nx
-        for p in range(lo, hi):
+        # room for one ball's pairs at a time (resume[3]: the balls done):
+        # a crowded cell's pairs could outgrow any queue reserve() makes room
+        # for, but a cell holds at most n balls
+        while lo + resume[3] < hi:
+            p = lo + resume[3]
+            if H[2][0] + (hi - p - 1) > len(H[0]):
+                return False
+            if stats[S_WORK] >= most_work:
+                stats[S_STOPPED] = 1
+                return True
+            stats[S_WORK] += hi - p
             i = cell_ball[p]
             for q in range(p + 1, hi):
                 j = cell_ball[q]
@@ -762,11 +783,17 @@ def first_pass(B, W, H, G, dt, method, resume):
                 if (max(span[i, 0], span[j, 0]) == cx and max(span[i, 1], span[j, 1]) == cy
                         and boxes_meet(kept, j, kept_box(G, i))):
                     predict_pair(B, H, i, j, 0.0, dt, method)
+            resume[3] += 1
+        resume[3] = 0
         resume[2] += 1
     while resume[2] < n + ncell + meta[3]:
         i = big[resume[2] - n - ncell]
         if H[2][0] + n > len(H[0]):
             return False
+        if stats[S_WORK] >= most_work:
+            stats[S_STOPPED] = 1
+            return True
+        stats[S_WORK] += n
         box = kept_box(G, i)
         for j in range(n):
             if j == i or (is_big[j] and j < i) or (is_fixed(mode[i]) and is_fixed(mode[j])):
@@ -1225,6 +1252,12 @@ def event_budget(n):
     return MAX_EVENTS_BASE + MAX_EVENTS_PER_BALL * n
 
 
+@kernel
+def work_budget(n):
+    """The most candidates a step of n balls examines (see Budgets)."""
+    return MAX_WORK_BASE + MAX_WORK_PER_BALL * n
+
+
 @allocating
 def run_parts(P, W, params, dt, k, stats, ball_events, budget, own):
     """Advance the working copy P by dt in k equal parts (see substeps);
@@ -1400,7 +1433,7 @@ def run_events(B, W, params, dt, stats, ball_events, budget, own):
          np.empty(max(n, 1), dtype=np.int64),  # wake's stack
          np.full(n, -INF),  # time of each ball's last contact (the TC model)
          np.zeros(n, dtype=np.int64),  # each ball's rapid contacts (collapse)
-         np.zeros(3, dtype=np.int64),  # where to resume: to predict, predicted, first pass
+         np.zeros(4, dtype=np.int64),  # where to resume: to predict, predicted, first pass (2, 3)
          np.zeros(1, dtype=np.float64))  # ... and at what time
     while not event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own):
         H, G = reserve(H, G, n, len(W[0]))
@@ -1423,22 +1456,27 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own):
     nwalls = len(W[0])
     gx, gy = params[P_GX], params[P_GY]
     method = int(params[P_BALL_TOI])
+    most_work = work_budget(n)
     if resume[2] >= 0:
-        if not first_pass(B, W, H, G, dt, method, resume):
+        if not first_pass(B, W, H, G, dt, method, resume, stats, most_work):
             return False
         resume[2] = -1  # done: balls that go on the big list later are not first-pass work
+        if stats[S_STOPPED]:
+            resume_t[0] = 0.0
+            return True
     while True:
         while resume[1] < resume[0]:  # the balls the last event changed
             if not has_room(H, G, n, nwalls):
                 return False
-            predict_ball(B, W, H, G, todo[resume[1]], resume_t[0], dt, method, cand)
+            stats[S_WORK] += predict_ball(B, W, H, G, todo[resume[1]], resume_t[0], dt, method,
+                                          cand) + 1
             resume[1] += 1
         if H[2][0] == 0:
             return True
         t, a, kind, b, ca, cb = heap_pop(H)
         if count[a] != ca or (kind == EV_BALL and count[b] != cb):
             continue  # stale: a trajectory changed since this was predicted
-        if stats[S_ALL] >= budget:
+        if stats[S_ALL] >= budget or stats[S_WORK] >= most_work:
             stats[S_STOPPED] = 1
             resume_t[0] = t
             return True

@@ -177,8 +177,12 @@ def step(engine, B, W, params, dt, together=True, min_moving=MIN_MOVING, backoff
     rank_r = np.full(n, -1, dtype=np.int64)
     rank_r[PR[14]] = np.arange(len(PR[14]))
     margin = 1e-3 * float(np.max(B[4])) + 1e-9 * float(params[engine.P_WIDTH] + params[engine.P_HEIGHT])
+    budget = engine.event_budget(n)
+    # (the halves' candidates are not the whole step's: a step near its work
+    # budget runs whole, so that the budget stops it the same way)
     if (stats_l[engine.S_STOPPED] or stats_r[engine.S_STOPPED]
-            or stats[engine.S_EVENTS] >= engine.event_budget(n)
+            or stats[engine.S_EVENTS] >= budget
+            or stats[engine.S_WORK] >= engine.work_budget(n) // 2
             or not engine.halves_agree(PL, PR, events_l, events_r, band, rank_r, axis, margin)):
         if backoff is not None:
             backoff.refused()
