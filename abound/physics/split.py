@@ -159,11 +159,16 @@ def step(engine, B, W, params, dt, together=True, min_moving=MIN_MOVING, backoff
         """One half: its working copy (gathered on its own thread), run; returns what halves_agree reads."""
         P = engine.gather(B, order[runs])
         m = len(P[4])
+        # its own copies of the walls and parameters: the compiled engine
+        # counts references to every array it passes on, atomically, and two
+        # threads counting on the same arrays' counters contend for them
+        # (the halves ran 30% slower together than alone)
+        walls, par = tuple(a.copy() for a in W), params.copy()
         # each half's counters on cache lines of their own: both threads bump
         # them at every event, and on a shared line that costs a transfer each
         stats = np.zeros(engine.N_STATS + 16, dtype=np.int64)[8:8 + engine.N_STATS]
         events = np.zeros(m, dtype=np.int64)
-        engine.run_parts(P, W, params, dt, k, stats, events, engine.event_budget(m), keep)
+        engine.run_parts(P, walls, par, dt, k, stats, events, engine.event_budget(m), keep)
         return P, events, stats, keep
 
     left, right = (band <= 2, in_order <= 4), (band >= 3, in_order >= 1)
