@@ -1218,10 +1218,7 @@ def scatter(P, B, own):
             B[11][i, c] = P[11][k, c]
             B[12][i, c] = P[12][k, c]
         B[3][i] = P[3][k]
-        B[4][i] = P[4][k]
-        B[5][i] = P[5][k]
-        B[6][i] = P[6][k]
-        B[7][i] = P[7][k]
+        B[7][i] = P[7][k]  # (radius, inverse mass and restitution, 4 to 6, never change in a step)
         B[8][i] = P[8][k]
         B[9][i] = P[9][k]
         B[10][i] = perm[P[10][k]] if P[9][k] == SUP_BALL else P[10][k]
