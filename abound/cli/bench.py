@@ -97,7 +97,7 @@ def measure(sim, frames, dt=None):
     from abound.physics.checks import escaped
     e0 = sim.energy()
     every = max(1, frames // OVERLAP_SAMPLES)
-    times, bb, bw, frozen, overlap = [], 0, 0, 0, 0.0
+    times, bb, bw, frozen, stopped, overlap = [], 0, 0, 0, 0, 0.0
     clock = time.perf_counter
     for f in range(1, frames + 1):
         t0 = clock()
@@ -106,6 +106,7 @@ def measure(sim, frames, dt=None):
         bb += stats.ball_ball
         bw += stats.ball_wall
         frozen += stats.frozen
+        stopped += stats.stopped
         if f == frames or f % every == 0:
             overlap = max(overlap, sim.max_overlap())
     e1 = sim.energy()
@@ -116,6 +117,7 @@ def measure(sim, frames, dt=None):
         "ball_wall_per_frame": bw / frames,
         "contacts_per_frame": (bb + bw) / frames,
         "frozen_total": frozen,
+        "stopped_steps": stopped,
         "energy_first": e0,
         "energy_last": e1,
         "energy_drift": relative_drift(e0, e1),
@@ -187,4 +189,6 @@ def run(args):
     print(f"escaped balls:      {r['escaped']} (centre outside the box)")
     if r["frozen_total"]:
         print(f"frozen balls:       {r['frozen_total']} (event budget exhausted)")
+    if r["stopped_steps"]:
+        print(f"stopped steps:      {r['stopped_steps']} (a step's budget ran out: its balls lost time)")
     return 0
