@@ -2,51 +2,53 @@
 
 The scene is built once; a :class:`~abound.compare.pymunk_world.PymunkWorld`
 copies it before abound takes its first step, so both engines start from the
-same state. Each is then stepped ``--frames`` frames of ``dt`` (abound first,
-then pymunk) and measured the same way: median and p90 milliseconds per frame
-(the step alone), contacts per frame, relative energy drift, largest overlap
-(a fraction of the radius, every tenth of the run and at the end, untimed) and
-balls whose centre ended outside the box. The ratio is pymunk's median over
-abound's: above 1, abound is faster. pymunk's settings are printed with the
-result (see ``pymunk_world``); ``--pymunk-walls thin`` puts its box walls on
-the box sides as thin segments instead of 100 px thick ones.
+same state. Each is then stepped ``--frames`` frames of ``dt``, the two
+taking turns every BLOCK frames (the load of a shared machine drifts within
+a run: both see the same), and measured the same way (cli.bench.Meter):
+median and p90 milliseconds per frame (the step alone), contacts per frame,
+relative energy drift, largest overlap (a fraction of the radius, every
+tenth of the run and at the end, untimed) and balls whose centre ended
+outside the box. The ratio is pymunk's median over abound's: above 1,
+abound is faster. pymunk's settings are printed with the result (see
+``pymunk_world``); ``--pymunk-walls thin`` puts its box walls on the box
+sides as thin segments instead of 100 px thick ones.
 """
 import json
 import sys
-import time
 
-from abound.cli.bench import OVERLAP_SAMPLES, build, describe, measure, percentile, relative_drift, _warm_up
+from abound.cli.bench import Meter, build, describe, percentile, relative_drift, _warm_up
 
 INSTALL_HINT = 'pip install "abound[compare]"'
+BLOCK = 10  # frames each engine steps before the other takes its turn
 
 
-def measure_pymunk(world, frames, dt):
-    """Step a PymunkWorld ``frames`` times; a result dict with the keys of abound's where they apply."""
-    e0 = world.energy()
-    every = max(1, frames // OVERLAP_SAMPLES)
-    times, overlap, pairs = [], 0.0, []
-    clock = time.perf_counter
-    for f in range(1, frames + 1):
-        t0 = clock()
-        world.step(dt)
-        times.append((clock() - t0) * 1000.0)
-        if f == frames or f % every == 0:
-            overlap = max(overlap, world.max_overlap())
-            count = world.contacts()
-            if count is not None:
-                pairs.append(count)
-    e1 = world.energy()
-    return {
-        "ms_per_frame_median": percentile(times, 50),
-        "ms_per_frame_p90": percentile(times, 90),
-        "contact_pairs_per_frame": sum(pairs) / len(pairs) if pairs else None,
-        "energy_first": e0,
-        "energy_last": e1,
-        "energy_drift": relative_drift(e0, e1),
-        "max_overlap": overlap,
-        "escaped": world.escaped(),
-        "sim_time": world.time,
-    }
+class PymunkMeter(Meter):
+    """Meter for a PymunkWorld: a result dict with the keys of abound's where
+    they apply, and the contact pairs pymunk solved, sampled with the overlap."""
+
+    def __init__(self, world, frames, dt):
+        super().__init__(world, frames, dt)
+        self.pairs = []
+
+    def sample(self):
+        super().sample()
+        count = self.engine.contacts()
+        if count is not None:
+            self.pairs.append(count)
+
+    def result(self):
+        world, e1 = self.engine, self.engine.energy()
+        return {
+            "ms_per_frame_median": percentile(self.times, 50),
+            "ms_per_frame_p90": percentile(self.times, 90),
+            "contact_pairs_per_frame": sum(self.pairs) / len(self.pairs) if self.pairs else None,
+            "energy_first": self.e0,
+            "energy_last": e1,
+            "energy_drift": relative_drift(self.e0, e1),
+            "max_overlap": self.overlap,
+            "escaped": world.escaped(),
+            "sim_time": world.time,
+        }
 
 
 def pymunk_missing():
@@ -68,8 +70,11 @@ def run(args):
     world = PymunkWorld(sim, walls=getattr(args, "pymunk_walls", "thick"),
                         threads=getattr(args, "pymunk_threads", 1))
     _warm_up(sim.backend)
-    result["abound"] = measure(sim, args.frames, dt)
-    result["pymunk"] = measure_pymunk(world, args.frames, dt)
+    ours, theirs = Meter(sim, args.frames, dt), PymunkMeter(world, args.frames, dt)
+    for _ in range(0, args.frames, BLOCK):  # alternating: both see the same machine load
+        ours.run(BLOCK)
+        theirs.run(BLOCK)
+    result["abound"], result["pymunk"] = ours.result(), theirs.result()
     result["pymunk_settings"] = world.settings()
     result["sim_time"] = result["abound"]["sim_time"]
     result["ratio"] = result["pymunk"]["ms_per_frame_median"] / result["abound"]["ms_per_frame_median"]
