@@ -1595,6 +1595,22 @@ def settle_overlaps(B, W, params):
     pos, radius, inv_mass, mode = B[0], B[4], B[5], B[7]
     n = len(radius)
     width, height = params[P_WIDTH], params[P_HEIGHT]
+    # Balls outside the box (it shrank) come back in, each at its own depth
+    # up to a radius inside the side: clamped onto the side's line, a column
+    # of them would lie exactly in line, pushed apart only along it, and
+    # more than fit there would never spread into the box.
+    for i in range(n):
+        if mode[i] == PINNED:
+            continue
+        r = radius[i]
+        depth = r * ((0.6180339887498949 * (i + 1)) % 1.0)
+        for ax in range(2):
+            size = width if ax == 0 else height
+            if 2.0 * (r + depth) <= size:
+                if pos[i, ax] < r:
+                    pos[i, ax] = r + depth
+                elif pos[i, ax] > size - r:
+                    pos[i, ax] = size - r - depth
     clamp_into_box(B, width, height)
     if n < 2:
         push_off_segments(B, W)
