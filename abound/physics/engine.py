@@ -339,6 +339,13 @@ def _cell_span(G, x0, y0, x1, y1):
 
 
 @kernel
+def sweep_length(vx, vy, ax, ay, dt):
+    """How far a ball with velocity v and acceleration a can move in dt (px):
+    |v| dt + |a| dt^2 / 2."""
+    return math.sqrt(vx * vx + vy * vy) * dt + 0.5 * math.sqrt(ax * ax + ay * ay) * dt * dt
+
+
+@kernel
 def mean_sweep(B, dt, cap):
     """(mean distance a ball can move in dt, each capped at cap; mean diameter),
     over every ball, or an evenly strided sample of about SWEEP_SAMPLE of them: the
@@ -353,7 +360,7 @@ def mean_sweep(B, dt, cap):
     taken = 0
     for i in range(0, n, stride):
         vx, vy, ax, ay = effective_motion(B, i)
-        r = math.sqrt(vx * vx + vy * vy) * dt + 0.5 * math.sqrt(ax * ax + ay * ay) * dt * dt
+        r = sweep_length(vx, vy, ax, ay, dt)
         # (not r <= cap: also an infinite speed, whose square overflows, times dt = 0)
         reach += r if r <= cap else cap
         diameter += 2.0 * radius[i]
@@ -1290,8 +1297,7 @@ def split_bands(B, params, dt, share, inner, outer):
         rmax = max(rmax, radius[i])
         if mode[i] != FREE and mode[i] != SLIDING:
             continue
-        s = (math.sqrt(vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1]) * dt
-             + 0.5 * math.sqrt(acc[i, 0] * acc[i, 0] + acc[i, 1] * acc[i, 1]) * dt * dt)
+        s = sweep_length(vel[i, 0], vel[i, 1], acc[i, 0], acc[i, 1], dt)
         if not (math.isfinite(s) and math.isfinite(pos[i, axis])):
             return axis, INF, np.zeros(n, dtype=np.int64), 0
         moving += 1
@@ -1549,7 +1555,7 @@ def finish(B, params, t_end):
             acc[i, 0] = gx
             acc[i, 1] = gy
             count[i] += 1
-        clamp_ball_into_box(B, i, width, height)  # (in this loop: one pass over the balls)
+        clamp_ball_into_box(B, i, width, height, 0.0)  # (in this loop: one pass over the balls)
 
 
 @kernel
@@ -1562,12 +1568,13 @@ def clamp_into_box(B, width, height):
     (Stopping it instead threw away the energy of every ball that round-off
     left 1e-13 px outside - at a million px/s, most of the scene's.)"""
     for i in range(len(B[4])):
-        clamp_ball_into_box(B, i, width, height)
+        clamp_ball_into_box(B, i, width, height, 0.0)
 
 
 @kernel
-def clamp_ball_into_box(B, i, width, height):
-    """clamp_into_box for ball i alone."""
+def clamp_ball_into_box(B, i, width, height, depth):
+    """clamp_into_box for ball i alone; a centre outside goes depth px inside
+    the line it crosses (less where the box is too narrow for that)."""
     pos, vel, radius, mode = B[0], B[1], B[4], B[7]
     if mode[i] == PINNED:
         return
@@ -1580,9 +1587,9 @@ def clamp_ball_into_box(B, i, width, height):
             pos[i, ax] = 0.5 * size
             vel[i, ax] = 0.0
         elif pos[i, ax] < lo:
-            pos[i, ax] = lo
+            pos[i, ax] = lo + min(depth, 0.5 * (hi - lo))
         elif pos[i, ax] > hi:
-            pos[i, ax] = hi
+            pos[i, ax] = hi - min(depth, 0.5 * (hi - lo))
 
 
 @allocating
@@ -1600,18 +1607,7 @@ def settle_overlaps(B, W, params):
     # of them would lie exactly in line, pushed apart only along it, and
     # more than fit there would never spread into the box.
     for i in range(n):
-        if mode[i] == PINNED:
-            continue
-        r = radius[i]
-        depth = r * ((0.6180339887498949 * (i + 1)) % 1.0)
-        for ax in range(2):
-            size = width if ax == 0 else height
-            if 2.0 * (r + depth) <= size:
-                if pos[i, ax] < r:
-                    pos[i, ax] = r + depth
-                elif pos[i, ax] > size - r:
-                    pos[i, ax] = size - r - depth
-    clamp_into_box(B, width, height)
+        clamp_ball_into_box(B, i, width, height, radius[i] * ((0.6180339887498949 * (i + 1)) % 1.0))
     if n < 2:
         push_off_segments(B, W)
         clamp_into_box(B, width, height)
