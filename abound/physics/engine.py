@@ -121,7 +121,12 @@ MAX_SUBSTEPS = 8
 HEAP_ARITY = 4
 SWEEP_SAMPLE = 256  # balls sampled for the mean sweep (mean_sweep)
 ORDER_TILE = 8  # cells per side of the tiles the working copy is ordered by
-GRID_INT = np.int32  # the grid's ball and entry indices (below 2^31): half the memory of int64
+GRID_INT = np.int32  # the grid's entry indices (below 2^31, -1 for none): half the memory of int64
+# ball indices read from the grid are unsigned: numba wraps a negative index
+# around the array's end, and for every signed index it reads an array with,
+# it tests for that (a shift, a conditional move, the shape kept at hand);
+# an unsigned index needs none (uint32: mixed with int64 it stays an integer)
+BALL_INT = np.uint32
 # the cost model of substeps, in units of the fixed cost of predicting one ball in a part
 PART_CANDIDATE_COST = 1.3  # a candidate met by the first pass
 EVENT_CANDIDATE_COST = 3.4  # a candidate met by the predictions after an event (two balls)
@@ -395,13 +400,13 @@ def grid_new(B, width, height, dt, swept):
     size[0] = h
     size[1] = 1.0 / h
     cap = 2 * n + 64
-    G = (np.full(nx * ny, -1, dtype=GRID_INT), np.empty(cap, dtype=GRID_INT),
-         np.empty(cap, dtype=GRID_INT), meta, size, np.empty(max(n, 1), dtype=GRID_INT),
+    G = (np.full(nx * ny, -1, dtype=GRID_INT), np.empty(cap, dtype=BALL_INT),
+         np.empty(cap, dtype=GRID_INT), meta, size, np.empty(max(n, 1), dtype=BALL_INT),
          np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.bool_),  # (stamps: query ids, int64)
-         np.zeros(nx * ny + 1, dtype=GRID_INT), np.empty(0, dtype=GRID_INT),
+         np.zeros(nx * ny + 1, dtype=GRID_INT), np.empty(0, dtype=BALL_INT),
          np.empty((n, 4), dtype=GRID_INT), np.empty((n, 4), dtype=np.float64), swept)
     total = grid_count(G, B, dt)
-    G = G[:9] + (np.empty(total, dtype=GRID_INT),) + G[10:]
+    G = G[:9] + (np.empty(total, dtype=BALL_INT),) + G[10:]
     grid_fill(G)
     return G
 
@@ -462,7 +467,7 @@ def grid_reserve(G, extra):
     if k + extra <= len(ent_ball):
         return G
     cap = max(2 * len(ent_ball), k + extra)
-    e2 = np.empty(cap, dtype=GRID_INT)
+    e2 = np.empty(cap, dtype=BALL_INT)
     n2 = np.empty(cap, dtype=GRID_INT)
     e2[:k] = ent_ball[:k]
     n2[:k] = ent_next[:k]
@@ -571,7 +576,7 @@ def grid_cell_balls(G, i, cells, out, box, boxed):
     for iy in range(iy0, iy1 + 1):
         for ix in range(ix0, ix1 + 1):
             c = iy * nx + ix
-            for k in range(start[c], start[c + 1]):
+            for k in range(BALL_INT(start[c]), BALL_INT(start[c + 1])):  # (unsigned: see BALL_INT)
                 m = _offer(cell_ball[k], i, q, stamp, out, m, kept, box, boxed)
             k = head[c]
             while k >= 0:
@@ -783,12 +788,18 @@ def first_pass(B, W, H, G, dt, method, resume, stats, most_work):
                 return True
             stats[S_WORK] += hi - p
             i = cell_ball[p]
-            for q in range(p + 1, hi):
+            box = kept_box(G, i)
+            fixed_i = is_fixed(mode[i])
+            for q in range(BALL_INT(p + 1), BALL_INT(hi)):
                 j = cell_ball[q]
-                if is_fixed(mode[i]) and is_fixed(mode[j]):
+                # the boxes first: most pairs of a cell miss, and a ball's
+                # box lies beside its neighbours' in memory (spatial order)
+                if not ((kept[j, 0] <= box[2]) & (box[0] <= kept[j, 2])
+                        & (kept[j, 1] <= box[3]) & (box[1] <= kept[j, 3])):
                     continue
-                if (max(span[i, 0], span[j, 0]) == cx and max(span[i, 1], span[j, 1]) == cy
-                        and boxes_meet(kept, j, kept_box(G, i))):
+                if fixed_i and is_fixed(mode[j]):
+                    continue
+                if max(span[i, 0], span[j, 0]) == cx and max(span[i, 1], span[j, 1]) == cy:
                     predict_pair(B, H, i, j, 0.0, dt, method)
             resume[3] += 1
         resume[3] = 0
@@ -1430,8 +1441,8 @@ def run_events(B, W, params, dt, stats, ball_events, budget, own):
         tloc[i] = 0.0
     H = heap_new(8 * n + 64)
     G = grid_new(B, params[P_WIDTH], params[P_HEIGHT], dt, B[15])
-    S = (np.empty(max(n, 1), dtype=np.int64),  # candidates of one query
-         np.empty(4 * n + 8, dtype=np.int64),  # balls to predict after an event
+    S = (np.empty(max(n, 1), dtype=BALL_INT),  # candidates of one query
+         np.empty(4 * n + 8, dtype=BALL_INT),  # balls to predict after an event
          np.empty((16, 2), dtype=np.float64),  # contact normals (try_sleep)
          np.empty(max(n, 1), dtype=np.int64),  # wake's stack
          np.full(n, -INF),  # time of each ball's last contact (the TC model)
@@ -1612,7 +1623,7 @@ def settle_overlaps(B, W, params):
         push_off_segments(B, W)
         clamp_into_box(B, width, height)
         return
-    cand = np.empty(n, dtype=np.int64)
+    cand = np.empty(n, dtype=BALL_INT)
     swept = np.empty((n, 4), dtype=np.float64)  # (unused here)
     for it in range(200):
         G = grid_new(B, width, height, 0.0, swept)
