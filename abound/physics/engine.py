@@ -118,7 +118,6 @@ MAX_WORK_BASE = 1000000  # candidates a step may examine in its predictions ...
 MAX_WORK_PER_BALL = 1000  # ... plus this many per ball
 MAX_CELLS_PER_BALL = 64
 MAX_SUBSTEPS = 8
-HEAP_ARITY = 4
 SWEEP_SAMPLE = 256  # balls sampled for the mean sweep (mean_sweep)
 ORDER_TILE = 8  # cells per side of the tiles the working copy is ordered by
 GRID_INT = np.int32  # the grid's entry indices (below 2^31, -1 for none): half the memory of int64
@@ -188,100 +187,143 @@ def effective_motion(B, i):
 
 
 # --------------------------------------------------------------------------
-# event queue: a 4-ary heap in arrays, H = (times, ints (cap, 7), size (1,)):
-# half the depth of a binary heap, so fewer cache misses on the way down,
-# which dominate popping once the queue outgrows the cache (50,000 balls).
+# event queue: a calendar of buckets in time, the earliest one in a heap.
+# H = (times (cap,), ints (cap, 7), meta (4,), next (cap,), bucket heads
+#      (buckets,), heap (cap,), buckets per second (1,)), all by event slot.
+# A part's time is cut into equal buckets; an event goes onto the list of its
+# bucket, in any order, and only the current bucket's events are kept in a
+# binary heap, ordered by (time, tie key of a, kind, tie key of b). When it
+# runs empty the next bucket's list moves into it. With about one event per
+# bucket a push costs a store and a pop a short heap: a heap of all events
+# (thousands deep) spent a tenth of a hot gas's step comparing times.
+# meta: events queued, first free slot, current bucket, events in the heap.
 # ints columns: tie key of a, kind, tie key of b, a, b, count of a, count of b.
 # Tie keys are the balls' public indices (the step works on a spatially
-# sorted copy, see step), so ties resolve in the documented order.
+# sorted copy, see step), so ties resolve in the documented order. A bucket's
+# index only grows with the time, so events leave in that order exactly.
 # --------------------------------------------------------------------------
 @kernel
-def _before(ht, hi, x, y):
-    if ht[x] != ht[y]:
-        return ht[x] < ht[y]
+def _sooner(H, s, r):
+    """Does the event in slot s come before the one in slot r?"""
+    ht, ev = H[0], H[1]
+    if ht[s] != ht[r]:
+        return ht[s] < ht[r]
     for c in range(3):
-        if hi[x, c] != hi[y, c]:
-            return hi[x, c] < hi[y, c]
+        if ev[s, c] != ev[r, c]:
+            return ev[s, c] < ev[r, c]
     return False
 
 
-@kernel
-def _swap(ht, hi, x, y):
-    ht[x], ht[y] = ht[y], ht[x]
-    for c in range(7):
-        tmp = hi[x, c]
-        hi[x, c] = hi[y, c]
-        hi[y, c] = tmp
-
-
 @allocating
-def heap_new(cap):
-    return np.empty(cap, dtype=np.float64), np.empty((cap, 7), dtype=np.int64), np.zeros(1, dtype=np.int64)
+def heap_new(cap, buckets, horizon):
+    """An empty queue with room for cap events, for times in [0, horizon] s."""
+    nxt = np.arange(1, cap + 1, dtype=np.int64)
+    nxt[cap - 1] = -1  # the free slots, in a list
+    scale = np.zeros(1, dtype=np.float64)
+    if horizon > 0.0:
+        scale[0] = buckets / horizon
+    meta = np.zeros(4, dtype=np.int64)
+    meta[2] = -1  # no bucket in the heap yet
+    return (np.empty(cap, dtype=np.float64), np.empty((cap, 7), dtype=np.int64), meta, nxt,
+            np.full(buckets, -1, dtype=np.int64), np.empty(cap, dtype=np.int64), scale)
 
 
 @allocating
 def heap_reserve(H, extra):
-    """H with room for extra more events (a larger copy when needed)."""
-    ht, hi, size = H
-    k = size[0]
-    if k + extra <= len(ht):
+    """H with room for extra more events (larger copies when needed)."""
+    ht, ev, meta, nxt, head, heap, scale = H
+    cap = len(ht)
+    if meta[0] + extra <= cap:
         return H
-    cap = max(2 * len(ht), k + extra)
-    ht2 = np.empty(cap, dtype=np.float64)
-    hi2 = np.empty((cap, 7), dtype=np.int64)
-    ht2[:k] = ht[:k]
-    hi2[:k] = hi[:k]
-    return ht2, hi2, size
+    cap2 = max(2 * cap, meta[0] + extra)
+    ht2 = np.empty(cap2, dtype=np.float64)
+    ev2 = np.empty((cap2, 7), dtype=np.int64)
+    nxt2 = np.empty(cap2, dtype=np.int64)
+    heap2 = np.empty(cap2, dtype=np.int64)
+    ht2[:cap] = ht
+    ev2[:cap] = ev
+    nxt2[:cap] = nxt
+    heap2[:meta[3]] = heap[:meta[3]]
+    for s in range(cap, cap2 - 1):
+        nxt2[s] = s + 1
+    nxt2[cap2 - 1] = meta[1]
+    meta[1] = cap
+    return ht2, ev2, meta, nxt2, head, heap2, scale
+
+
+@kernel
+def _heap_up(H, s):
+    """Put slot s into the current bucket's heap."""
+    meta, heap = H[2], H[5]
+    k = meta[3]
+    meta[3] = k + 1
+    while k > 0:
+        parent = (k - 1) >> 1
+        if not _sooner(H, s, heap[parent]):
+            break
+        heap[k] = heap[parent]
+        k = parent
+    heap[k] = s
 
 
 @kernel
 def heap_push(H, t, a, kind, b, ca, cb, key_a, key_b):
     """Insert an event; the caller has reserved room (heap_reserve)."""
-    ht, hi, size = H
-    k = size[0]
-    ht[k] = t
-    hi[k, 0] = key_a
-    hi[k, 1] = kind
-    hi[k, 2] = key_b
-    hi[k, 3] = a
-    hi[k, 4] = b
-    hi[k, 5] = ca
-    hi[k, 6] = cb
-    size[0] = k + 1
-    while k > 0:
-        parent = (k - 1) // HEAP_ARITY
-        if _before(ht, hi, k, parent):
-            _swap(ht, hi, k, parent)
-            k = parent
-        else:
-            break
+    ht, ev, meta, nxt, head, heap, scale = H
+    s = meta[1]
+    meta[1] = nxt[s]
+    meta[0] += 1
+    ht[s] = t
+    ev[s, 0] = key_a
+    ev[s, 1] = kind
+    ev[s, 2] = key_b
+    ev[s, 3] = a
+    ev[s, 4] = b
+    ev[s, 5] = ca
+    ev[s, 6] = cb
+    x = t * scale[0]
+    last = len(head) - 1
+    bucket = int(x) if x < last else last  # (not x < last: also nan)
+    if bucket <= meta[2]:
+        _heap_up(H, s)  # the current bucket (or, by round-off, before it)
+    else:
+        nxt[s] = head[bucket]
+        head[bucket] = s
 
 
 @inlined
 def heap_pop(H):
-    """Remove the first event; returns (t, a, kind, b, ca, cb)."""
-    ht, hi, size = H
-    t = ht[0]
-    kind, a, b, ca, cb = hi[0, 1], hi[0, 3], hi[0, 4], hi[0, 5], hi[0, 6]
-    last = size[0] - 1
-    size[0] = last
-    if last > 0:
-        _swap(ht, hi, 0, last)
+    """Remove the first event (the queue holds one); returns (t, a, kind, b, ca, cb)."""
+    ht, ev, meta, nxt, head, heap, scale = H
+    while meta[3] == 0:  # the next bucket that holds events goes into the heap
+        meta[2] += 1
+        s = head[meta[2]]
+        head[meta[2]] = -1
+        while s >= 0:
+            following = nxt[s]
+            _heap_up(H, s)
+            s = following
+    s = heap[0]
+    last = meta[3] - 1
+    meta[3] = last
+    if last > 0:  # the heap's last slot moves into the hole at the root and down
+        r = heap[last]
         k = 0
         while True:
-            first = HEAP_ARITY * k + 1
-            if first >= last:
+            child = 2 * k + 1
+            if child >= last:
                 break
-            child = first
-            for c in range(first + 1, min(first + HEAP_ARITY, last)):
-                if _before(ht, hi, c, child):
-                    child = c
-            if _before(ht, hi, child, k):
-                _swap(ht, hi, child, k)
-                k = child
-            else:
+            if child + 1 < last and _sooner(H, heap[child + 1], heap[child]):
+                child += 1
+            if not _sooner(H, heap[child], r):
                 break
-    return t, a, kind, b, ca, cb
+            heap[k] = heap[child]
+            k = child
+        heap[k] = r
+    meta[0] -= 1
+    nxt[s] = meta[1]
+    meta[1] = s
+    return ht[s], ev[s, 3], ev[s, 1], ev[s, 4], ev[s, 5], ev[s, 6]
 
 
 # --------------------------------------------------------------------------
@@ -1439,7 +1481,7 @@ def run_events(B, W, params, dt, stats, ball_events, budget, own):
     tloc = B[3]
     for i in range(n):
         tloc[i] = 0.0
-    H = heap_new(8 * n + 64)
+    H = heap_new(8 * n + 64, n // 2 + 16, dt)
     G = grid_new(B, params[P_WIDTH], params[P_HEIGHT], dt, B[15])
     S = (np.empty(max(n, 1), dtype=BALL_INT),  # candidates of one query
          np.empty(4 * n + 8, dtype=BALL_INT),  # balls to predict after an event
