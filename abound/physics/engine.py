@@ -463,6 +463,8 @@ def grid_count(G, B, T):
     for i in range(len(B[4])):
         x0, y0, x1, y1 = swept_box(B, i, T)
         keep_box(G, i, (x0, y0, x1, y1))
+        swept = G[12]
+        widen_path(G, i, (swept[i, 0], swept[i, 1], swept[i, 2], swept[i, 3]))
         ix0, iy0, ix1, iy1 = _cell_span(G, x0, y0, x1, y1)
         if (ix1 - ix0 + 1) * (iy1 - iy0 + 1) > MAX_CELLS_PER_BALL:
             is_big[i] = True
@@ -561,20 +563,27 @@ def keep_box(G, i, box):
     coordinates' size: far more than the round-off between a box and the
     exact test, so a box test never drops a contact the exact test finds.
 
-    The union of a ball's kept boxes (G[12]) bounds all of its path so far:
-    a ball is kept again whenever its trajectory changes. A split step
-    (split.py) reads it to prove its halves never met."""
-    kept, swept = G[11], G[12]
+    The union of a ball's kept boxes (G[12], see widen_path) bounds all of
+    its path so far: a ball is kept again whenever its trajectory changes.
+    A split step (split.py) reads it to prove its halves never met."""
+    kept = G[11]
     x0, y0, x1, y1 = box
     pad = 1e-9 * (1.0 + max(abs(x0), abs(y0), abs(x1), abs(y1)))
     kept[i, 0] = x0 - pad
     kept[i, 1] = y0 - pad
     kept[i, 2] = x1 + pad
     kept[i, 3] = y1 + pad
-    swept[i, 0] = min(swept[i, 0], x0 - pad)
-    swept[i, 1] = min(swept[i, 1], y0 - pad)
-    swept[i, 2] = max(swept[i, 2], x1 + pad)
-    swept[i, 3] = max(swept[i, 3], y1 + pad)
+
+
+@kernel
+def widen_path(G, i, path):
+    """Widen ball i's path so far, path = its union of kept boxes before
+    (x0, y0, x1, y1), by its kept box."""
+    kept, swept = G[11], G[12]
+    swept[i, 0] = min(path[0], kept[i, 0])
+    swept[i, 1] = min(path[1], kept[i, 1])
+    swept[i, 2] = max(path[2], kept[i, 2])
+    swept[i, 3] = max(path[3], kept[i, 3])
 
 
 @inlined
@@ -769,7 +778,10 @@ def predict_ball(B, W, H, G, i, t, dt, method, cand):
     changed: it is entered in the grid for its new sweep first. The caller has
     reserved room in the grid and the queue (reserve). Returns the number of
     candidates examined."""
-    mode = B[7]
+    mode, swept = B[7], G[12]
+    # its path so far, read first: the row is seldom in the cache, and read
+    # here its load overlaps the work below instead of stalling its update
+    path = (swept[i, 0], swept[i, 1], swept[i, 2], swept[i, 3])
     h = dt - t
     box = swept_box(B, i, h)
     keep_box(G, i, box)
@@ -786,6 +798,7 @@ def predict_ball(B, W, H, G, i, t, dt, method, cand):
         if fixed_i and is_fixed(mode[j]):
             continue
         predict_pair(B, H, i, j, t, h, method)
+    widen_path(G, i, path)
     return m
 
 
