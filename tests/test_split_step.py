@@ -145,3 +145,25 @@ def test_backoff_waits_longer_after_each_refusal_and_afresh_after_a_kept_split()
     b.kept()
     b.refused()
     assert [b.now() for _ in range(3)] == [False, True, True]
+
+
+def test_halves_whose_far_paths_come_close_are_refused(monkeypatch):
+    # Test 2 alone: one ball left of the cut flies right, one right of it flies
+    # left, on different heights, so they cross along the cut's axis without
+    # ever touching; the only ball both halves run (at the cut, far above)
+    # ends the same in both, so test 1 passes. With bands a tenth of the
+    # sweep wide, the two far balls' paths meet across the cut: the halves
+    # cannot prove they kept apart and must be refused, every step.
+    monkeypatch.setattr(split, "INNER", 0.1)
+    monkeypatch.setattr(split, "OUTER", 0.1)
+    monkeypatch.setattr(split, "FAST_SHARE", 0.0)
+    sim = Simulation(1000, 400, backend="fast")
+    sim.add_ball(500.0, 380.0, radius=2.0)  # the median: the cut lies on it
+    sim.add_ball(493.0, 100.0, vx=600.0, radius=2.0)  # sweeps 10 px right in a step
+    sim.add_ball(507.0, 300.0, vx=-600.0, radius=2.0)  # ... and 10 px left
+    sim.step(1e-6)  # applies the placement (sets each ball's acceleration)
+    plan = split.bands(sim._backend, sim._world.ball_arrays(), sim._params(), sim.dt, min_moving=1)
+    assert plan is not None and list(plan[1][:3]) == [2, 0, 5]  # (as the test assumes)
+    whole, halves, ws, ss, fallbacks = _run_both(sim, 1, min_moving=1)
+    assert fallbacks == 1
+    _assert_same(whole, halves)

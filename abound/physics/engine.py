@@ -120,6 +120,7 @@ MAX_CELLS_PER_BALL = 64
 MAX_SUBSTEPS = 8
 SWEEP_SAMPLE = 256  # balls sampled for the mean sweep (mean_sweep)
 ORDER_TILE = 8  # cells per side of the tiles the working copy is ordered by
+WATCH_HIGH, WATCH_LOW = 1, 3  # + axis: what a split step watches (gather)
 GRID_INT = np.int32  # the grid's entry indices (below 2^31, -1 for none): half the memory of int64
 # ball indices read from the grid are unsigned: numba wraps a negative index
 # around the array's end, and for every signed index it reads an array with,
@@ -330,7 +331,8 @@ def heap_pop(H):
 # broad phase: a uniform grid over the box.
 # G = (head (cells,), ent_ball, ent_next, meta int (nent, nx, ny, nbig, query id),
 #      cell size and its inverse (2,), big list (N,), stamp (N,), is_big (N,),
-#      start (cells + 1,), cell_ball, span (N, 4), kept box (N, 4), swept (N, 4))
+#      start (cells + 1,), cell_ball, span (N, 4), kept box (N, 4), watch (N,),
+#      reach (2,): see gather)
 # At the start of a part of a step every ball is entered at once, cell by cell
 # in contiguous runs (cell c holds cell_ball[start[c]:start[c + 1]]), and its
 # cell span kept. A ball whose trajectory changes later is entered again only
@@ -430,9 +432,9 @@ def grid_shape(B, width, height, dt):
 
 
 @allocating
-def grid_new(B, width, height, dt, swept):
+def grid_new(B, width, height, dt, watch, reach):
     """The grid for a part of a step of dt, every ball entered (see above).
-    swept (N, 4) gathers the union of each ball's kept boxes (keep_box)."""
+    watch (N,) int8 and reach (2,): what a split step watches (see gather)."""
     n = len(B[4])
     h, nx, ny = grid_shape(B, width, height, dt)
     meta = np.zeros(5, dtype=np.int64)
@@ -446,7 +448,7 @@ def grid_new(B, width, height, dt, swept):
          np.empty(cap, dtype=GRID_INT), meta, size, np.empty(max(n, 1), dtype=BALL_INT),
          np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.bool_),  # (stamps: query ids, int64)
          np.zeros(nx * ny + 1, dtype=GRID_INT), np.empty(0, dtype=BALL_INT),
-         np.empty((n, 4), dtype=GRID_INT), np.empty((n, 4), dtype=np.float64), swept)
+         np.empty((n, 4), dtype=GRID_INT), np.empty((n, 4), dtype=np.float64), watch, reach)
     total = grid_count(G, B, dt)
     G = G[:9] + (np.empty(total, dtype=BALL_INT),) + G[10:]
     grid_fill(G)
@@ -463,8 +465,7 @@ def grid_count(G, B, T):
     for i in range(len(B[4])):
         x0, y0, x1, y1 = swept_box(B, i, T)
         keep_box(G, i, (x0, y0, x1, y1))
-        swept = G[12]
-        widen_path(G, i, (swept[i, 0], swept[i, 1], swept[i, 2], swept[i, 3]))
+        watch_reach(G, i)
         ix0, iy0, ix1, iy1 = _cell_span(G, x0, y0, x1, y1)
         if (ix1 - ix0 + 1) * (iy1 - iy0 + 1) > MAX_CELLS_PER_BALL:
             is_big[i] = True
@@ -562,10 +563,7 @@ def keep_box(G, i, box):
     """Keep ball i's swept box (x0, y0, x1, y1), widened by 1e-9 of its
     coordinates' size: far more than the round-off between a box and the
     exact test, so a box test never drops a contact the exact test finds.
-
-    The union of a ball's kept boxes (G[12], see widen_path) bounds all of
-    its path so far: a ball is kept again whenever its trajectory changes.
-    A split step (split.py) reads it to prove its halves never met."""
+    (A ball is kept again whenever its trajectory changes.)"""
     kept = G[11]
     x0, y0, x1, y1 = box
     pad = 1e-9 * (1.0 + max(abs(x0), abs(y0), abs(x1), abs(y1)))
@@ -576,14 +574,19 @@ def keep_box(G, i, box):
 
 
 @kernel
-def widen_path(G, i, path):
-    """Widen ball i's path so far, path = its union of kept boxes before
-    (x0, y0, x1, y1), by its kept box."""
-    kept, swept = G[11], G[12]
-    swept[i, 0] = min(path[0], kept[i, 0])
-    swept[i, 1] = min(path[1], kept[i, 1])
-    swept[i, 2] = max(path[2], kept[i, 2])
-    swept[i, 3] = max(path[3], kept[i, 3])
+def watch_reach(G, i):
+    """If a split step watches ball i (see gather), widen the reach of the
+    watched balls by its kept box. Called whenever a box is kept, so the reach
+    bounds every watched path."""
+    watch, reach = G[12], G[13]
+    w = watch[i]
+    if w == 0:
+        return
+    kept = G[11]
+    if w < WATCH_LOW:
+        reach[0] = max(reach[0], kept[i, 2 + w - WATCH_HIGH])  # x1 or y1
+    else:
+        reach[1] = min(reach[1], kept[i, w - WATCH_LOW])  # x0 or y0
 
 
 @inlined
@@ -778,13 +781,11 @@ def predict_ball(B, W, H, G, i, t, dt, method, cand):
     changed: it is entered in the grid for its new sweep first. The caller has
     reserved room in the grid and the queue (reserve). Returns the number of
     candidates examined."""
-    mode, swept = B[7], G[12]
-    # its path so far, read first: the row is seldom in the cache, and read
-    # here its load overlaps the work below instead of stalling its update
-    path = (swept[i, 0], swept[i, 1], swept[i, 2], swept[i, 3])
+    mode = B[7]
     h = dt - t
     box = swept_box(B, i, h)
     keep_box(G, i, box)
+    watch_reach(G, i)
     cells = _cell_span(G, box[0], box[1], box[2], box[3])
     grid_enter(G, i, cells)
     fixed_i = is_fixed(mode[i])
@@ -798,7 +799,6 @@ def predict_ball(B, W, H, G, i, t, dt, method, cand):
         if fixed_i and is_fixed(mode[j]):
             continue
         predict_pair(B, H, i, j, t, h, method)
-    widen_path(G, i, path)
     return m
 
 
@@ -1251,24 +1251,25 @@ def spatial_order(B, width, height, dt):
 def gather(B, perm):
     """The balls perm (all of them, or those of a split step's half) in that
     order: the working copy a step runs on. It holds the balls' arrays, perm
-    itself (P[14]: each ball's public index, its tie key) and the union of
-    each ball's swept boxes over the step (P[15], see keep_box). A ball that
-    slides on a ball left out of perm gets support index -1 (split.py keeps
-    that from happening)."""
+    itself (P[14]: each ball's public index, its tie key) and what a split
+    step watches: P[15] (N,) int8, for each ball, 0 (nothing) or the end of
+    its path to track (WATCH_HIGH + axis: its highest coordinate along that
+    axis, WATCH_LOW + axis: its lowest), and P[16] (2,) the highest of the
+    first kind and the lowest of the second over all the step's kept boxes
+    (see watch_reach; all 0 here: split.py sets them). A ball that slides on a
+    ball left out of perm gets support index -1 (split.py keeps that from
+    happening)."""
     sup_kind, sup_idx = B[9], B[10]
     n = len(perm)
     rank = np.full(len(B[4]), -1, dtype=np.int64)
     for k in range(n):
         rank[perm[k]] = k
-    swept = np.empty((n, 4), dtype=np.float64)
-    for k in range(n):
-        swept[k, 0] = INF
-        swept[k, 1] = INF
-        swept[k, 2] = -INF
-        swept[k, 3] = -INF
+    reach = np.empty(2, dtype=np.float64)
+    reach[0] = -INF
+    reach[1] = INF
     P = (B[0][perm], B[1][perm], B[2][perm], B[3][perm], B[4][perm], B[5][perm], B[6][perm],
          B[7][perm], B[8][perm], B[9][perm], B[10][perm], B[11][perm], B[12][perm], B[13][perm],
-         perm, swept)
+         perm, np.zeros(n, dtype=np.int8), reach)
     for k in range(n):
         if sup_kind[perm[k]] == SUP_BALL:
             P[10][k] = rank[sup_idx[perm[k]]]
@@ -1400,39 +1401,30 @@ def split_bands(B, params, dt, share, inner, outer):
 
 
 @kernel
-def halves_agree(PL, PR, events_l, events_r, band, rank_r, axis, margin):
+def halves_agree(PL, PR, events_l, events_r, band, rank_r, margin):
     """Whether both halves of a split step are exact (split.py explains the
     bands 0..5 and why these tests suffice). PL, PR: the halves' working
-    copies after the step; events_l, events_r: their events per ball;
-    band (N,) int64 by public index; rank_r (N,): where each public ball sits
-    in PR (-1: not there); axis: 0 for a cut across x, 1 across y; margin px.
+    copies after the step, which watched (see gather) the paths of bands 0
+    and 1 towards the cut and those of bands 4 and 5 from the other side;
+    events_l, events_r: their events per ball; band (N,) int64 by public
+    index; rank_r (N,): where each public ball sits in PR (-1: not there);
+    margin px.
 
     1. Balls of bands 2 and 3, which both halves ran, ended in the same
        state, bit for bit, after the same number of events.
-    2. The paths (unions of swept boxes) of the balls of bands 0 and 1 and
-       those of bands 4 and 5 stayed more than margin apart along the axis,
-       in whichever half ran them: no contact could join them.
+    2. The paths of the balls of bands 0 and 1 and those of bands 4 and 5
+       stayed more than margin apart along the axis, in whichever half ran
+       them: no contact could join them.
     """
-    key_l, key_r, swept_l, swept_r = PL[14], PR[14], PL[15], PR[15]
-    near = -INF  # how far towards the cut the paths of bands 0 and 1 reached
-    far = INF  # ... and those of bands 4 and 5 from the other side
+    key_l = PL[14]
     for k in range(len(key_l)):
         i = key_l[k]
-        b = band[i]
-        if b <= 1:
-            near = max(near, swept_l[k, axis + 2])
-        elif b == 4:
-            far = min(far, swept_l[k, axis])
-        else:
+        if band[i] == 2 or band[i] == 3:
             q = rank_r[i]
             if events_l[k] != events_r[q] or not _same_ball(PL, k, PR, q):
                 return False
-    for k in range(len(key_r)):
-        b = band[key_r[k]]
-        if b == 1:
-            near = max(near, swept_r[k, axis + 2])
-        elif b >= 4:
-            far = min(far, swept_r[k, axis])
+    near = max(PL[16][0], PR[16][0])  # how far towards the cut bands 0 and 1 reached
+    far = min(PL[16][1], PR[16][1])  # ... and bands 4 and 5 from the other side
     return near + margin < far
 
 
@@ -1495,7 +1487,7 @@ def run_events(B, W, params, dt, stats, ball_events, budget, own):
     for i in range(n):
         tloc[i] = 0.0
     H = heap_new(8 * n + 64, n // 2 + 16, dt)
-    G = grid_new(B, params[P_WIDTH], params[P_HEIGHT], dt, B[15])
+    G = grid_new(B, params[P_WIDTH], params[P_HEIGHT], dt, B[15], B[16])
     S = (np.empty(max(n, 1), dtype=BALL_INT),  # candidates of one query
          np.empty(4 * n + 8, dtype=BALL_INT),  # balls to predict after an event
          np.empty((16, 2), dtype=np.float64),  # contact normals (try_sleep)
@@ -1679,9 +1671,9 @@ def settle_overlaps(B, W, params):
         clamp_into_box(B, width, height)
         return
     cand = np.empty(n, dtype=BALL_INT)
-    swept = np.empty((n, 4), dtype=np.float64)  # (unused here)
+    watch, reach = np.zeros(n, dtype=np.int8), np.zeros(2)  # (nothing watched)
     for it in range(200):
-        G = grid_new(B, width, height, 0.0, swept)
+        G = grid_new(B, width, height, 0.0, watch, reach)
         worst = 0.0
         for i in range(n):
             m = grid_candidates(G, B, i, 0.0, cand)

@@ -158,9 +158,13 @@ def step(engine, B, W, params, dt, together=True, min_moving=MIN_MOVING, backoff
     in_order = band[order]
     k = engine.substeps(B, params, dt)
 
-    def run(keep, runs):
-        """One half: its working copy (gathered on its own thread), run; returns what halves_agree reads."""
+    def run(keep, runs, near, far):
+        """One half: its working copy (gathered on its own thread), run; returns what halves_agree reads.
+        near, far: the bands whose paths it watches towards the cut and from beyond it."""
         P = engine.gather(B, order[runs])
+        b = in_order[runs]
+        P[15][near(b)] = engine.WATCH_HIGH + axis
+        P[15][far(b)] = engine.WATCH_LOW + axis
         m = len(P[4])
         # its own copies of the walls and parameters: the compiled engine
         # counts references to the arrays it passes on, atomically, and two
@@ -174,7 +178,8 @@ def step(engine, B, W, params, dt, together=True, min_moving=MIN_MOVING, backoff
         engine.run_parts(P, walls, par, dt, k, stats, events, engine.event_budget(m), keep)
         return P, events, stats, keep
 
-    left, right = (band <= 2, in_order <= 4), (band >= 3, in_order >= 1)
+    left = (band <= 2, in_order <= 4, lambda b: b <= 1, lambda b: b == 4)
+    right = (band >= 3, in_order >= 1, lambda b: b == 1, lambda b: b >= 4)
     if together:
         later = _other_thread().submit(run, *right)
         halves = run(*left), later.result()
@@ -189,7 +194,7 @@ def step(engine, B, W, params, dt, together=True, min_moving=MIN_MOVING, backoff
     if (stats_l[engine.S_STOPPED] or stats_r[engine.S_STOPPED]
             or stats[engine.S_EVENTS] >= budget
             or stats[engine.S_WORK] >= engine.work_budget(n) // 2
-            or not engine.halves_agree(PL, PR, events_l, events_r, band, rank_r, axis, margin)):
+            or not engine.halves_agree(PL, PR, events_l, events_r, band, rank_r, margin)):
         if backoff is not None:
             backoff.refused()
         return engine.step(B, W, params, dt)
