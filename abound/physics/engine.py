@@ -11,8 +11,8 @@ are exact at that time and it moves as p + v t + acc t^2 / 2 after it, with
 stays valid. A per-ball counter ``count[i]``, bumped whenever i's trajectory
 changes, marks older predictions involving i as stale (lazy invalidation).
 
-Queue. A binary heap of predicted events ordered by (time, lower ball index,
-kind, other). Ties at equal times therefore go to the lower-numbered ball
+Queue. Predicted events in order of (time, lower ball index, kind, other): a
+calendar of time buckets whose earliest is a binary heap (see below). Ties at equal times therefore go to the lower-numbered ball
 first, and for one ball: walls (faces, end points, box) before balls before
 leaving a support; pairs are ordered by their higher index. The order is part
 of the semantics: both backends share it, so they resolve identical sequences.
@@ -189,14 +189,17 @@ def effective_motion(B, i):
 
 # --------------------------------------------------------------------------
 # event queue: a calendar of buckets in time, the earliest one in a heap.
-# H = (times (cap,), ints (cap, 7), meta (4,), next (cap,), bucket heads
-#      (buckets,), heap (cap,), buckets per second (1,)), all by event slot.
-# A part's time is cut into equal buckets; an event goes onto the list of its
-# bucket, in any order, and only the current bucket's events are kept in a
-# binary heap, ordered by (time, tie key of a, kind, tie key of b). When it
-# runs empty the next bucket's list moves into it. With about one event per
-# bucket a push costs a store and a pop a short heap: a heap of all events
-# (thousands deep) spent a tenth of a hot gas's step comparing times.
+# H = (time (cap,) and ints (cap, 7) of each event slot, meta (4,), next
+#      slot (cap,) in a bucket's list or in the free list, first slot of each
+#      bucket (buckets,), the heap's slots (cap,), buckets per second (1,)).
+# A part's time is cut into equal buckets (about one per two balls); an
+# event goes onto the list of its bucket, in any order, and only the current
+# bucket's events are kept in a binary heap, ordered by (time, tie key of a,
+# kind, tie key of b). When it runs empty the next bucket's list moves into
+# it. With an event or two per bucket a push costs a store and a pop a short
+# heap: a heap of all events (thousands deep) spent a tenth of a hot gas's
+# step comparing times. Many events at one time (a pile's resting contacts)
+# share a bucket and its heap, which keeps them in order at log cost.
 # meta: events queued, first free slot, current bucket, events in the heap.
 # ints columns: tie key of a, kind, tie key of b, a, b, count of a, count of b.
 # Tie keys are the balls' public indices (the step works on a spatially
