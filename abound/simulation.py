@@ -93,6 +93,7 @@ class Simulation:
         self.density = _positive(density, "density")
         self.threads = threads
         self._split_backoff = split.Backoff()  # when a split step is worth trying (split.py)
+        self._split_balance = split.Balance()  # ... and where to cut
         self.time = 0.0
         self.scene = None  # the scene dict this simulation was built from, if any
         self.last_stats = StepStats()
@@ -363,7 +364,7 @@ class Simulation:
             return self.last_stats
         if self.step_threads == 2:
             raw = split.step(self._backend, w.ball_arrays(), w.wall_arrays(), params, dt,
-                             backoff=self._split_backoff)
+                             backoff=self._split_backoff, balance=self._split_balance)
         else:
             raw = self._backend.step(w.ball_arrays(), w.wall_arrays(), params, dt)
         self.time += dt

@@ -167,3 +167,45 @@ def test_halves_whose_far_paths_come_close_are_refused(monkeypatch):
     whole, halves, ws, ss, fallbacks = _run_both(sim, 1, min_moving=1)
     assert fallbacks == 1
     _assert_same(whole, halves)
+
+
+def test_balance_moves_the_cut_towards_equal_times_and_stays_within_limits():
+    b = split.Balance()
+    assert b.left == 0.5
+    # the left half (half the balls) took three times as long as the right:
+    # equal times need a quarter of the balls on the left; each step moves
+    # GAIN of the way there
+    b.ran(3.0, 1.0)
+    assert b.left == pytest.approx(0.5 + split.Balance.GAIN * (0.25 - 0.5))
+    for _ in range(50):  # a left half far slower for ever: the lower limit
+        b.ran(100.0, 1.0)
+    assert b.left == split.Balance.LIMITS[0]
+    for _ in range(50):  # times in proportion to the shares: it settles where it is even
+        f = b.left
+        b.ran(f * 2.0, (1.0 - f) * 1.0)  # the left's balls cost twice as much
+    assert b.left == pytest.approx(1.0 / 3.0, abs=1e-6)
+    b.ran(0.0, 1.0)  # no time measured: no change
+    assert b.left == pytest.approx(1.0 / 3.0, abs=1e-6)
+
+
+def test_an_off_centre_cut_is_still_the_whole_step_bit_for_bit():
+    sim = _gas(6000)
+    balance = split.Balance()
+    balance.left = 0.35
+    w = sim._world
+    engine = sim._backend
+    start = _copy(sim)
+    params, walls, dt = sim._params(), w.wall_arrays(), sim.dt
+    _, band, _ = split.bands(engine, w.ball_arrays(), params, dt, left=0.35)
+    assert abs(np.mean(band <= 2) - 0.35) < 0.02  # the cut is off centre
+    for _ in range(5):
+        engine.step(w.ball_arrays(), walls, params, dt)
+    whole = _copy(sim)
+    for a, s in zip(w.ball_arrays(), start):
+        a[...] = s
+    counting = Counting(engine)
+    for _ in range(5):
+        balance.left = 0.35  # (the halves' times would move it)
+        split.step(counting, w.ball_arrays(), walls, params, dt, balance=balance)
+    assert counting.whole <= 1, "the halves were refused: nothing was compared"
+    _assert_same(whole, _copy(sim))

@@ -1360,11 +1360,11 @@ def run_parts(P, W, params, dt, k, stats, ball_events, budget, own):
 
 
 @allocating
-def split_bands(B, params, dt, share, inner, outer):
+def split_bands(B, params, dt, share, inner, outer, left):
     """How to split a step of dt across two threads (split.py): returns (axis,
     reach, band (N,) int64 0..5, moving). axis: 0 cuts across x (the box's
-    longer side), 1 across y; the cut: the median of the moving balls'
-    coordinates; reach: the distance the fastest moving balls but a share of
+    longer side), 1 across y; the cut: where a share left (0..1) of the moving
+    balls' coordinates lie below it; reach: the distance the fastest moving balls but a share of
     them sweep in dt, plus the largest diameter. Bands 2 and 3 are inner x
     reach wide, bands 1 and 4 outer x reach. Medians and shares to 1/1024 of
     the range (histograms: no sort). moving is 0 when a moving ball's state is
@@ -1397,7 +1397,8 @@ def split_bands(B, params, dt, share, inner, outer):
         return axis, 0.0, band, 0
     seen = 0
     c = 0
-    while seen + at[c] < (moving + 1) // 2:
+    target = int(left * (moving + 1))  # (left = 0.5: the median)
+    while c < bins - 1 and seen + at[c] < target:
         seen += at[c]
         c += 1
     cut = (c + 0.5) / bins * length

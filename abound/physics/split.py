@@ -60,6 +60,7 @@ and about half the splits are refused; a Backoff then waits longer and
 longer before trying again, so such scenes lose little.
 """
 import os
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -101,6 +102,30 @@ class Backoff:
         self.wait = 0
 
 
+class Balance:
+    """Where to cut: the share of the moving balls below the cut (the left
+    half's, run on the calling thread). It starts at the median and, after
+    each split run on two threads, moves part of the way to where the halves
+    would have taken equal times, taking each half's time as proportional to
+    its share. The two threads do not always run at the same speed (the
+    machine's other work, which core each lands on), nor do equal shares of
+    the balls always cost the same; the step waits for the slower half. Any
+    cut gives the same result, bit for bit: only the time changes."""
+
+    GAIN = 0.3  # how far to move each step (the times are noisy)
+    LIMITS = (0.3, 0.7)
+
+    def __init__(self):
+        self.left = 0.5
+
+    def ran(self, time_left, time_right):
+        f = self.left
+        if not (time_left > 0.0 and time_right > 0.0):
+            return
+        even = f * time_right / (f * time_right + (1.0 - f) * time_left)
+        self.left = min(max(f + self.GAIN * (even - f), self.LIMITS[0]), self.LIMITS[1])
+
+
 def cores():
     """How many cores this process may run on."""
     try:
@@ -116,14 +141,15 @@ def _other_thread():
     return _pool
 
 
-def bands(engine, B, params, dt, min_moving=MIN_MOVING):
+def bands(engine, B, params, dt, min_moving=MIN_MOVING, left=0.5):
     """(axis, band (N,) int64 0..5, reach px) for splitting this step, or None when it does not pay.
 
-    B: the public ball arrays (engine.step's); params: make_params'; dt s.
+    B: the public ball arrays (engine.step's); params: make_params'; dt s;
+    left: the share of the moving balls below the cut (see Balance).
     """
     if len(B[4]) < min_moving:  # (spares small scenes the pass over the balls)
         return None
-    axis, reach, band, moving = engine.split_bands(B, params, dt, FAST_SHARE, INNER, OUTER)
+    axis, reach, band, moving = engine.split_bands(B, params, dt, FAST_SHARE, INNER, OUTER, left)
     if moving < min_moving:
         return None
     span = 2.0 * (INNER + OUTER) * reach
@@ -139,17 +165,19 @@ def bands(engine, B, params, dt, min_moving=MIN_MOVING):
     return axis, band, reach
 
 
-def step(engine, B, W, params, dt, together=True, min_moving=MIN_MOVING, backoff=None):
+def step(engine, B, W, params, dt, together=True, min_moving=MIN_MOVING, backoff=None,
+         balance=None):
     """engine.step(B, W, params, dt), as two halves when that pays (see above).
 
     Same arguments and result as engine.step. together: run the halves at
     once, on two threads; False runs one after the other (the same result,
     for tests on one core or the reference backend). backoff: a Backoff
-    kept from step to step (None: try every step).
+    kept from step to step (None: try every step); balance: a Balance kept
+    from step to step (None: cut at the median).
     """
     if backoff is not None and not backoff.now():
         return engine.step(B, W, params, dt)
-    plan = bands(engine, B, params, dt, min_moving)
+    plan = bands(engine, B, params, dt, min_moving, 0.5 if balance is None else balance.left)
     if plan is None:
         return engine.step(B, W, params, dt)
     axis, band, _ = plan
@@ -175,8 +203,9 @@ def step(engine, B, W, params, dt, together=True, min_moving=MIN_MOVING, backoff
         # them at every event, and on a shared line that costs a transfer each
         stats = np.zeros(engine.N_STATS + 16, dtype=np.int64)[8:8 + engine.N_STATS]
         events = np.zeros(m, dtype=np.int64)
+        start = time.perf_counter()
         engine.run_parts(P, walls, par, dt, k, stats, events, engine.event_budget(m), keep)
-        return P, events, stats, keep
+        return P, events, stats, keep, time.perf_counter() - start
 
     left = (band <= 2, in_order <= 4, lambda b: b <= 1, lambda b: b == 4)
     right = (band >= 3, in_order >= 1, lambda b: b == 1, lambda b: b >= 4)
@@ -185,7 +214,7 @@ def step(engine, B, W, params, dt, together=True, min_moving=MIN_MOVING, backoff
         halves = run(*left), later.result()
     else:
         halves = run(*left), run(*right)
-    (PL, events_l, stats_l, keep_l), (PR, events_r, stats_r, keep_r) = halves
+    (PL, events_l, stats_l, keep_l, time_l), (PR, events_r, stats_r, keep_r, time_r) = halves
     stats = stats_l + stats_r
     rank_r = np.full(n, -1, dtype=np.int64)
     rank_r[PR[14]] = np.arange(len(PR[14]))
@@ -200,6 +229,8 @@ def step(engine, B, W, params, dt, together=True, min_moving=MIN_MOVING, backoff
         return engine.step(B, W, params, dt)
     if backoff is not None:
         backoff.kept()
+    if balance is not None and together:
+        balance.ran(time_l, time_r)
     engine.scatter(PL, B, keep_l)
     engine.scatter(PR, B, keep_r)
     stats[engine.S_ALL] = stats[engine.S_EVENTS]
