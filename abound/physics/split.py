@@ -187,7 +187,8 @@ def step(engine, B, W, params, dt, together=True, min_moving=MIN_MOVING, backoff
     k = engine.substeps(B, params, dt)
 
     def run(keep, runs, near, far):
-        """One half: its working copy (gathered on its own thread), run; returns what halves_agree reads.
+        """One half: its working copy (gathered on its own thread), run; returns what halves_agree
+        reads and how long the run took.
         near, far: the bands whose paths it watches towards the cut and from beyond it."""
         P = engine.gather(B, order[runs])
         b = in_order[runs]
