@@ -3,8 +3,9 @@
 An event-driven step is sequential: every contact waits for the ones before
 it. But a contact touches only the balls it involves, so the two halves of a
 crowded box are nearly independent within one step. The step is cut across
-the box's longer side, at the median of the moving balls, into six bands of
-the balls' positions at the start of the step:
+the box's longer side, at the median of the moving balls (or off it, where a
+Balance finds the halves take equal times), into six bands of the balls'
+positions at the start of the step:
 
     band      0      |    1     |    2     |    3     |    4     |     5
                      |  outer   |  inner   |  inner   |  outer   |
