@@ -474,7 +474,6 @@ def grid_count(G, B, T):
     for i in range(len(B[4])):
         x0, y0, x1, y1 = swept_box(B, i, T)
         keep_box(G, i, (x0, y0, x1, y1))
-        watch_reach(G, i)
         ix0, iy0, ix1, iy1 = _cell_span(G, x0, y0, x1, y1)
         if (ix1 - ix0 + 1) * (iy1 - iy0 + 1) > MAX_CELLS_PER_BALL:
             is_big[i] = True
@@ -572,26 +571,20 @@ def keep_box(G, i, box):
     """Keep ball i's swept box (x0, y0, x1, y1), widened by 1e-9 of its
     coordinates' size: far more than the round-off between a box and the
     exact test, so a box test never drops a contact the exact test finds.
-    (A ball is kept again whenever its trajectory changes.)"""
-    kept = G[11]
+
+    A ball is kept again whenever its trajectory changes, so if a split step
+    watches it (see gather), widening the watched reach here bounds its
+    whole path."""
+    kept, watch, reach = G[11], G[12], G[13]
     x0, y0, x1, y1 = box
     pad = 1e-9 * (1.0 + max(abs(x0), abs(y0), abs(x1), abs(y1)))
     kept[i, 0] = x0 - pad
     kept[i, 1] = y0 - pad
     kept[i, 2] = x1 + pad
     kept[i, 3] = y1 + pad
-
-
-@kernel
-def watch_reach(G, i):
-    """If a split step watches ball i (see gather), widen the reach of the
-    watched balls by its kept box. Called whenever a box is kept, so the reach
-    bounds every watched path."""
-    watch, reach = G[12], G[13]
     w = watch[i]
     if w == 0:
         return
-    kept = G[11]
     if w < WATCH_LOW:
         reach[0] = max(reach[0], kept[i, 2 + w - WATCH_HIGH])  # x1 or y1
     else:
@@ -606,22 +599,17 @@ def kept_box(G, i):
 
 
 @kernel
-def box_overlap(kept, j, box):
-    """How far ball j's kept box and box (x0, y0, x1, y1) overlap along the
-    axis where they overlap least: >= 0 exactly when they meet (the boxes
-    are ordered and finite, and a - b >= 0 is a >= b in floating point).
-    One number and no branch: which candidates meet is a coin toss the CPU
-    cannot guess, and each wrong guess cost more than the test (a hot gas
-    steps 11-17% faster with it, results the same)."""
+def boxes_meet(kept, j, box):
+    """Whether ball j's kept box meets box (x0, y0, x1, y1): whether they
+    overlap along the axis where they overlap least (the boxes are ordered
+    and finite, and a - b >= 0 is a >= b in floating point). One comparison
+    and no branch: which candidates meet is a coin toss the CPU cannot
+    guess, and each wrong guess cost more than the test (callers add the
+    answer to a count instead of branching on it: a hot gas steps 11-17%
+    faster so, results the same)."""
     ox = min(kept[j, 2], box[2]) - max(kept[j, 0], box[0])
     oy = min(kept[j, 3], box[3]) - max(kept[j, 1], box[1])
-    return min(ox, oy)
-
-
-@kernel
-def boxes_meet(kept, j, box):
-    """Whether ball j's kept box meets box (x0, y0, x1, y1)."""
-    return box_overlap(kept, j, box) >= 0.0
+    return min(ox, oy) >= 0.0
 
 
 @inlined
@@ -666,12 +654,12 @@ def grid_cell_balls(G, i, cells, out, box, boxed):
 def _offer(j, i, q, stamp, out, m, kept, box, boxed):
     """Add ball j to the m candidates of query q of ball i unless it is i,
     already there or (boxed) its kept box misses box; returns the new count.
-    Without a branch (see box_overlap): j is written anyway, and counted
+    Without a branch (see boxes_meet): j is written anyway, and counted
     only if it is taken."""
     s = stamp[j]
     take = (j != i) & (s != q)
     if boxed:
-        take = take & (box_overlap(kept, j, box) >= 0.0)
+        take = take & boxes_meet(kept, j, box)
     stamp[j] = q if take else s
     out[m] = j
     return m + take
@@ -809,7 +797,6 @@ def predict_ball(B, W, H, G, i, t, dt, method, cand):
     h = dt - t
     box = swept_box(B, i, h)
     keep_box(G, i, box)
-    watch_reach(G, i)
     cells = _cell_span(G, box[0], box[1], box[2], box[3])
     grid_enter(G, i, cells)
     fixed_i = is_fixed(mode[i])
@@ -869,13 +856,13 @@ def first_pass(B, W, H, G, dt, method, resume, stats, most_work, cand):
             i = cell_ball[p]
             box = kept_box(G, i)
             fixed_i = is_fixed(mode[i])
-            # the boxes first, without a branch (see box_overlap): the balls
+            # the boxes first, without a branch (see boxes_meet): the balls
             # whose boxes meet i's are collected, then tested further
             met = 0
             for q in range(BALL_INT(p + 1), BALL_INT(hi)):
                 j = cell_ball[q]
                 cand[met] = j
-                met += box_overlap(kept, j, box) >= 0.0
+                met += boxes_meet(kept, j, box)
             for q in range(met):
                 j = cand[q]
                 if fixed_i and is_fixed(mode[j]):
@@ -1282,7 +1269,7 @@ def gather(B, perm):
     its path to track (WATCH_HIGH + axis: its highest coordinate along that
     axis, WATCH_LOW + axis: its lowest), and P[16] (2,) the highest of the
     first kind and the lowest of the second over all the step's kept boxes
-    (see watch_reach; here nothing is watched: split.py sets P[15]). A ball
+    (see keep_box; here nothing is watched: split.py sets P[15]). A ball
     that slides on a ball left out of perm gets support index -1 (split.py
     keeps that from happening)."""
     sup_kind, sup_idx = B[9], B[10]
