@@ -118,7 +118,7 @@ class Simulation:
     @property
     def threads(self):
         """How many threads a step may run on: 1, or 2 (a crowded scene of the
-        fast backend then steps its two halves at once, with the same result:
+        fast backend then steps it as strips on two threads, with the same result:
         abound/physics/split.py). Set None for 2 when this process may use two
         cores or more."""
         return self._threads

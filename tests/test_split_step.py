@@ -1,7 +1,7 @@
-"""A step split in two halves (abound/physics/split.py) must be the whole step, bit for bit.
+"""A step split in strips (abound/physics/split.py) must be the whole step, bit for bit.
 
-The halves run the engine on overlapping bands of the box and are kept only
-when engine.halves_agree proves them exact; otherwise the step runs whole.
+The strips run the engine on overlapping bands of the box and are kept only
+when split.agree proves them exact; otherwise the step runs whole.
 These tests compare the split step with the whole one on the same state:
 positions, velocities, modes and the counts of contacts must be identical,
 and the split must have been taken (not fallen back) in most steps, or the
@@ -35,7 +35,7 @@ def _copy(sim):
     return [a.copy() for a in sim._world.ball_arrays()]
 
 
-def _run_both(sim, frames, together=True, min_moving=split.MIN_MOVING):
+def _run_both(sim, frames, together=True, min_moving=split.MIN_MOVING, strip_balls=split.STRIP_BALLS):
     """Step sim's state frames times whole and, from the same start, split;
     returns (whole states, split states, whole stats, split stats, fallbacks)."""
     w = sim._world
@@ -50,8 +50,8 @@ def _run_both(sim, frames, together=True, min_moving=split.MIN_MOVING):
         a[...] = s
     counting = Counting(engine)
     for _ in range(frames):
-        split_stats.append(split.step(counting, w.ball_arrays(), walls, params, dt,
-                                      together=together, min_moving=min_moving)[:4].copy())
+        split_stats.append(split.step(counting, w.ball_arrays(), walls, params, dt, together=together,
+                                      min_moving=min_moving, strip_balls=strip_balls)[:4].copy())
     return whole, _copy(sim), np.array(whole_stats), np.array(split_stats), counting.whole
 
 
@@ -162,8 +162,10 @@ def test_halves_whose_far_paths_come_close_are_refused(monkeypatch):
     sim.add_ball(493.0, 100.0, vx=600.0, radius=2.0)  # sweeps 10 px right in a step
     sim.add_ball(507.0, 300.0, vx=-600.0, radius=2.0)  # ... and 10 px left
     sim.step(1e-6)  # applies the placement (sets each ball's acceleration)
-    plan = split.bands(sim._backend, sim._world.ball_arrays(), sim._params(), sim.dt, min_moving=1)
-    assert plan is not None and list(plan[1][:3]) == [2, 0, 5]  # (as the test assumes)
+    plan = split.plan(sim._backend, sim._world.ball_arrays(), sim._params(), sim.dt, min_moving=1)
+    assert plan is not None and len(plan[1]) == 1  # two strips (as the test assumes)
+    band = split.bands(sim.positions[:, plan[0]], plan[1][0], plan[2], plan[3])
+    assert list(band) == [2, 0, 5]
     whole, halves, ws, ss, fallbacks = _run_both(sim, 1, min_moving=1)
     assert fallbacks == 1
     _assert_same(whole, halves)
@@ -196,7 +198,9 @@ def test_an_off_centre_cut_is_still_the_whole_step_bit_for_bit():
     engine = sim._backend
     start = _copy(sim)
     params, walls, dt = sim._params(), w.wall_arrays(), sim.dt
-    _, band, _ = split.bands(engine, w.ball_arrays(), params, dt, left=0.35)
+    axis, cuts, w_in, w_out = split.plan(engine, w.ball_arrays(), params, dt, left=0.35)
+    assert len(cuts) == 1
+    band = split.bands(w.ball_arrays()[0][:, axis], cuts[0], w_in, w_out)
     assert abs(np.mean(band <= 2) - 0.35) < 0.02  # the cut is off centre
     for _ in range(5):
         engine.step(w.ball_arrays(), walls, params, dt)
@@ -209,3 +213,51 @@ def test_an_off_centre_cut_is_still_the_whole_step_bit_for_bit():
         split.step(counting, w.ball_arrays(), walls, params, dt, balance=balance)
     assert counting.whole <= 1, "the halves were refused: nothing was compared"
     _assert_same(whole, _copy(sim))
+
+
+def test_a_gas_in_many_strips_is_the_whole_step_bit_for_bit():
+    sim = _gas(6000, seed=11)
+    plan = split.plan(sim._backend, sim._world.ball_arrays(), sim._params(), sim.dt, strip_balls=1000)
+    assert plan is not None and len(plan[1]) >= 3, "fewer than four strips: not what the test compares"
+    for together in (True, False):
+        whole, strips, ws, ss, fallbacks = _run_both(sim, 10, together=together, strip_balls=1000)
+        assert fallbacks <= 2, "the strips were refused: nothing was compared"
+        _assert_same(whole, strips)
+        assert np.array_equal(ws, ss), "contact and event counts differ"
+
+
+def test_many_strips_with_bands_too_narrow_are_refused(monkeypatch):
+    monkeypatch.setattr(split, "INNER", 0.1)
+    monkeypatch.setattr(split, "OUTER", 0.1)
+    monkeypatch.setattr(split, "FAST_SHARE", 0.0)
+    sim = _gas(6000)
+    plan = split.plan(sim._backend, sim._world.ball_arrays(), sim._params(), sim.dt, strip_balls=1000)
+    assert plan is not None and len(plan[1]) >= 4
+    whole, strips, ws, ss, fallbacks = _run_both(sim, 4, strip_balls=1000)
+    assert fallbacks == 4
+    _assert_same(whole, strips)
+
+
+def test_paths_that_meet_across_a_strip_are_refused():
+    # Test 2 compares, at each cut, the paths of every ball below it with those
+    # of every ball above it, not only the strips beside it: a ball of strip
+    # 0 and one of strip 2 may meet inside strip 1 while strip 1's own balls,
+    # all in its inner bands, see neither. Three strips' watched extremes
+    # (engine.strip_members' slots): strip 0's own balls reached x = 1500
+    # (high slot 1), strip 2's own balls came down to x = 1490 (low slot 1),
+    # strip 1 held balls near its cuts only (slot 0).
+    sim = Simulation(3000, 1000, backend="fast")
+    engine = sim._backend
+    cuts, w_in = np.array([1000.0, 2000.0]), 3.0
+    inf = np.inf
+    # slots: highest ends 0, 1, 2, then lowest ends 0, 1, 2 (engine.strip_members)
+    reach = [np.array([-inf, 1500.0, -inf, inf, 5.0, inf]),  # strip 0: its balls, up to 1500
+             # strip 1: balls near cut 0 (high slot 1, low slot 0) and near cut 1 (0, 1)
+             np.array([1997.0, 1003.0, -inf, 1000.0, 1994.0, inf]),
+             np.array([-inf, 2990.0, -inf, inf, 1490.0, inf])]  # strip 2: down to 1490
+    nothing = engine.gather(sim._world.ball_arrays(), np.zeros(0, dtype=np.int64))  # (no balls)
+    runs = [(nothing[:16] + (r,), np.zeros(0, dtype=np.int64), None, None) for r in reach]
+    x = np.zeros(0)
+    assert not split.agree(engine, runs, x, cuts, w_in, 1e-3)
+    reach[2][4] = 1510.0  # strip 2's balls stayed right of strip 0's: apart
+    assert split.agree(engine, runs, x, cuts, w_in, 1e-3)

@@ -39,7 +39,7 @@ def add_arguments(parser):
     parser.add_argument("--size", type=box_size, metavar="WxH", help="override the box size, e.g. 1920x1080")
     parser.add_argument("--threads", type=int, choices=(1, 2),
                         help="threads a step may use (default: 2 when there are two cores; "
-                             "a crowded scene then steps its two halves at once)")
+                             "a crowded scene then steps as strips on two threads)")
     parser.add_argument("--pymunk-threads", type=int, choices=(1, 2), default=1, dest="pymunk_threads",
                         help="with --compare pymunk: pymunk's threads (2: its threaded 'hasty' space; default 1)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")

@@ -121,7 +121,9 @@ MAX_CELLS_PER_BALL = 64
 MAX_SUBSTEPS = 8
 SWEEP_SAMPLE = 256  # balls sampled for the mean sweep (mean_sweep)
 ORDER_TILE = 8  # cells per side of the tiles the working copy is ordered by
-WATCH_HIGH, WATCH_LOW = 1, 3  # + axis: what a split step watches (gather)
+# what a split step watches (gather): a ball's watch code is high | low << 2 |
+# axis << WATCH_AXIS, high and low its slots (0 to WATCH_SLOTS - 1) in reach
+WATCH_SLOTS, WATCH_AXIS = 3, 4
 GRID_INT = np.int32  # the grid's entry indices (below 2^31, -1 for none): half the memory of int64
 # ball indices read from the grid are unsigned: numba wraps a negative index
 # around the array's end, and for every signed index it reads an array with,
@@ -339,9 +341,9 @@ def heap_pop(H):
 # --------------------------------------------------------------------------
 # broad phase: a uniform grid over the box.
 # G = (head (cells,), ent_ball, ent_next, meta int (nent, nx, ny, nbig, query id),
-#      cell size and its inverse (2,), big list (N,), stamp (N,), is_big (N,),
+#      cell size, its inverse and the grid's corner (4,), big list (N,), stamp (N,), is_big (N,),
 #      start (cells + 1,), cell_ball, span (N, 4), kept box (N, 4), watch (N,),
-#      reach (2,): see gather)
+#      reach (2 x WATCH_SLOTS,): see gather)
 # At the start of a part of a step every ball is entered at once, cell by cell
 # in contiguous runs (cell c holds cell_ball[start[c]:start[c + 1]]), and its
 # cell span kept. A ball whose trajectory changes later is entered again only
@@ -388,11 +390,11 @@ def _cell_span(G, x0, y0, x1, y1):
     # times the inverse cell size, not divided by the size: four divisions
     # were a noticeable part of entering every ball; any monotonic map
     # of coordinates to cells keeps the grid exact
-    s = size[1]
-    ix0 = min(max(int(math.floor(x0 * s)), 0), nx - 1)
-    iy0 = min(max(int(math.floor(y0 * s)), 0), ny - 1)
-    ix1 = min(max(int(math.floor(x1 * s)), 0), nx - 1)
-    iy1 = min(max(int(math.floor(y1 * s)), 0), ny - 1)
+    s, ox, oy = size[1], size[2], size[3]
+    ix0 = min(max(int(math.floor((x0 - ox) * s)), 0), nx - 1)
+    iy0 = min(max(int(math.floor((y0 - oy) * s)), 0), ny - 1)
+    ix1 = min(max(int(math.floor((x1 - ox) * s)), 0), nx - 1)
+    iy1 = min(max(int(math.floor((y1 - oy) * s)), 0), ny - 1)
     return ix0, iy0, ix1, iy1
 
 
@@ -428,30 +430,48 @@ def mean_sweep(B, dt, cap):
 
 @kernel
 def grid_shape(B, width, height, dt):
-    """(cell size, nx, ny) for this step: cells about the size of a typical swept box."""
+    """(cell size, nx, ny, x, y) for this step: cells about the size of a
+    typical swept box, over the box's part that holds the balls' centres,
+    from corner (x, y). (A split step's strip holds a slice of the box: a
+    grid over all of it would spread its cells thin. Sweeps beyond that part
+    fall in its outer cells, which stretch to infinity: the grid stays exact.)"""
+    pos = B[0]
     n = len(B[4])
+    x0, y0, x1, y1 = width, height, 0.0, 0.0
+    for i in range(n):
+        x0 = min(x0, pos[i, 0])
+        y0 = min(y0, pos[i, 1])
+        x1 = max(x1, pos[i, 0])
+        y1 = max(y1, pos[i, 1])
+    x0, y0 = max(x0, 0.0), max(y0, 0.0)
+    x1, y1 = min(x1, width), min(y1, height)
+    if not (x0 <= x1 and y0 <= y1):  # (no balls)
+        x0, y0, x1, y1 = 0.0, 0.0, width, height
+    w, hgt = x1 - x0, y1 - y0
     reach, diameter = mean_sweep(B, dt, 0.25 * (width + height))
     h = reach + diameter
     # at most about 4 cells per ball (and at most 4 million)
     max_cells = min(4 * n + 64, 4000000)
-    h = max(h, math.sqrt(width * height / max_cells), 1e-6 * (width + height))
-    nx = max(1, int(math.ceil(width / h)))
-    ny = max(1, int(math.ceil(height / h)))
-    return h, nx, ny
+    h = max(h, math.sqrt(w * hgt / max_cells), 1e-6 * (width + height))
+    nx = max(1, int(math.ceil(w / h)))
+    ny = max(1, int(math.ceil(hgt / h)))
+    return h, nx, ny, x0, y0
 
 
 @allocating
 def grid_new(B, width, height, dt, watch, reach):
     """The grid for a part of a step of dt, every ball entered (see above).
-    watch (N,) int8 and reach (2,): what a split step watches (see gather)."""
+    watch (N,) int8 and reach (2 x WATCH_SLOTS,): what a split step watches (see gather)."""
     n = len(B[4])
-    h, nx, ny = grid_shape(B, width, height, dt)
+    h, nx, ny, x0, y0 = grid_shape(B, width, height, dt)
     meta = np.zeros(5, dtype=np.int64)
     meta[1] = nx
     meta[2] = ny
-    size = np.empty(2, dtype=np.float64)
+    size = np.empty(4, dtype=np.float64)
     size[0] = h
     size[1] = 1.0 / h
+    size[2] = x0
+    size[3] = y0
     cap = 2 * n + 64
     G = (np.full(nx * ny, -1, dtype=GRID_INT), np.empty(cap, dtype=BALL_INT),
          np.empty(cap, dtype=GRID_INT), meta, size, np.empty(max(n, 1), dtype=BALL_INT),
@@ -572,9 +592,8 @@ def keep_box(G, i, box):
     coordinates' size: far more than the round-off between a box and the
     exact test, so a box test never drops a contact the exact test finds.
 
-    A ball is kept again whenever its trajectory changes, so if a split step
-    watches it (see gather), widening the watched reach here bounds its
-    whole path."""
+    A ball is kept again whenever its trajectory changes, so widening the
+    watched reach here (see gather) bounds its whole path."""
     kept, watch, reach = G[11], G[12], G[13]
     x0, y0, x1, y1 = box
     pad = 1e-9 * (1.0 + max(abs(x0), abs(y0), abs(x1), abs(y1)))
@@ -582,13 +601,14 @@ def keep_box(G, i, box):
     kept[i, 1] = y0 - pad
     kept[i, 2] = x1 + pad
     kept[i, 3] = y1 + pad
+    # (no branch: every ball of a split step is watched, and a whole step's
+    # reach is never read)
     w = watch[i]
-    if w == 0:
-        return
-    if w < WATCH_LOW:
-        reach[0] = max(reach[0], kept[i, 2 + w - WATCH_HIGH])  # x1 or y1
-    else:
-        reach[1] = min(reach[1], kept[i, w - WATCH_LOW])  # x0 or y0
+    axis = w >> WATCH_AXIS
+    high = w & 3
+    low = WATCH_SLOTS + ((w >> 2) & 3)
+    reach[high] = max(reach[high], kept[i, 2 + axis])  # x1 or y1
+    reach[low] = min(reach[low], kept[i, axis])  # x0 or y0
 
 
 @inlined
@@ -1237,7 +1257,7 @@ def spatial_order(B, width, height, dt):
     """
     pos = B[0]
     n = len(pos)
-    h, nx, ny = grid_shape(B, width, height, dt)
+    h, nx, ny, x0, y0 = grid_shape(B, width, height, dt)
     # cells in square tiles of ORDER_TILE x ORDER_TILE, tile after tile: in
     # plain row order a ball's neighbours in the row above would be a whole
     # row of the box away in memory
@@ -1247,8 +1267,8 @@ def spatial_order(B, width, height, dt):
     cell = np.empty(n, dtype=np.int64)
     start = np.zeros(nkeys + 1, dtype=np.int64)
     for i in range(n):
-        ix = min(max(int(math.floor(pos[i, 0] / h)), 0), nx - 1)
-        iy = min(max(int(math.floor(pos[i, 1] / h)), 0), ny - 1)
+        ix = min(max(int(math.floor((pos[i, 0] - x0) / h)), 0), nx - 1)
+        iy = min(max(int(math.floor((pos[i, 1] - y0) / h)), 0), ny - 1)
         cell[i] = ((iy // T) * ntx + ix // T) * T * T + (iy % T) * T + ix % T
         start[cell[i] + 1] += 1
     for c in range(nkeys):
@@ -1262,31 +1282,64 @@ def spatial_order(B, width, height, dt):
 
 @allocating
 def gather(B, perm):
-    """The balls perm (all of them, or those of a split step's half) in that
+    """The balls perm (all of them, or those of a split step's strip) in that
     order: the working copy a step runs on. It holds the balls' arrays, perm
     itself (P[14]: each ball's public index, its tie key) and what a split
-    step watches: P[15] (N,) int8, for each ball, 0 (nothing) or the end of
-    its path to track (WATCH_HIGH + axis: its highest coordinate along that
-    axis, WATCH_LOW + axis: its lowest), and P[16] (2,) the highest of the
-    first kind and the lowest of the second over all the step's kept boxes
-    (see keep_box; here nothing is watched: split.py sets P[15]). A ball
-    that slides on a ball left out of perm gets support index -1 (split.py
-    keeps that from happening)."""
+    step watches: P[15] (N,) int8, each ball's watch code (see WATCH_SLOTS:
+    split.py sets them, here all 0), and P[16] (2 x WATCH_SLOTS,) float64, in
+    slot s the highest coordinate along the axis that the paths of the balls
+    with high slot s reached, in slot WATCH_SLOTS + s the lowest of those with
+    low slot s (see keep_box). A ball that slides on a ball left out of perm
+    gets support index -1 (split.py keeps that from happening)."""
     sup_kind, sup_idx = B[9], B[10]
     n = len(perm)
-    rank = np.full(len(B[4]), -1, dtype=np.int64)
+    reach = np.empty(2 * WATCH_SLOTS, dtype=np.float64)
+    reach[:WATCH_SLOTS] = -INF
+    reach[WATCH_SLOTS:] = INF
+    P = (np.empty((n, 2)), np.empty((n, 2)), np.empty((n, 2)), np.empty(n), np.empty(n),
+         np.empty(n), np.empty(n), np.empty(n, dtype=B[7].dtype), np.empty(n, dtype=B[8].dtype),
+         np.empty(n, dtype=B[9].dtype), np.empty(n, dtype=B[10].dtype), np.empty((n, 2)),
+         np.empty((n, 2)), np.empty(n), perm, np.zeros(n, dtype=np.int8), reach)
+    _copy_rows(P, B, perm)
+    sliding = 0
+    for k in range(n):
+        sliding += sup_kind[perm[k]] == SUP_BALL
+    if sliding == 0:  # (a strip of a split step gathers a few times in one: no pass over all N)
+        return P
+    # where each support sits in perm: rank[j] is only read where perm
+    # confirms it, so it needs no filling (a sparse set)
+    rank = np.empty(len(B[4]), dtype=np.int64)
     for k in range(n):
         rank[perm[k]] = k
-    reach = np.empty(2, dtype=np.float64)
-    reach[0] = -INF
-    reach[1] = INF
-    P = (B[0][perm], B[1][perm], B[2][perm], B[3][perm], B[4][perm], B[5][perm], B[6][perm],
-         B[7][perm], B[8][perm], B[9][perm], B[10][perm], B[11][perm], B[12][perm], B[13][perm],
-         perm, np.zeros(n, dtype=np.int8), reach)
     for k in range(n):
         if sup_kind[perm[k]] == SUP_BALL:
-            P[10][k] = rank[sup_idx[perm[k]]]
+            j = sup_idx[perm[k]]
+            q = rank[j]
+            P[10][k] = q if 0 <= q < n and perm[q] == j else -1
     return P
+
+
+@kernel
+def _copy_rows(P, B, perm):
+    """P's balls from B's rows perm, in one pass (numba's indexing by an
+    index array, array by array, took four times as long)."""
+    for k in range(len(perm)):
+        i = perm[k]
+        for c in range(2):
+            P[0][k, c] = B[0][i, c]
+            P[1][k, c] = B[1][i, c]
+            P[2][k, c] = B[2][i, c]
+            P[11][k, c] = B[11][i, c]
+            P[12][k, c] = B[12][i, c]
+        P[3][k] = B[3][i]
+        P[4][k] = B[4][i]
+        P[5][k] = B[5][i]
+        P[6][k] = B[6][i]
+        P[7][k] = B[7][i]
+        P[8][k] = B[8][i]
+        P[9][k] = B[9][i]
+        P[10][k] = B[10][i]
+        P[13][k] = B[13][i]
 
 
 @kernel
@@ -1318,7 +1371,7 @@ def step(B, W, params, dt):
     ball-wall, events, frozen, stopped, all events: see S_*).
 
     Runs on a copy of the balls sorted by space (see spatial_order), written
-    back at the end. (split.py runs a large step as two halves at once.)
+    back at the end. (split.py runs a large step as strips, on two threads.)
     """
     n = len(B[4])
     P = gather(B, spatial_order(B, params[P_WIDTH], params[P_HEIGHT], dt))
@@ -1353,21 +1406,19 @@ def run_parts(P, W, params, dt, k, stats, ball_events, budget, own):
 
 
 @allocating
-def split_bands(B, params, dt, share, inner, outer, left):
-    """How to split a step of dt across two threads (split.py): returns (axis,
-    reach, band (N,) int64 0..5, moving). axis: 0 cuts across x (the box's
-    longer side), 1 across y; the cut: where a share left (0..1) of the moving
-    balls' coordinates lie below it; reach: the distance the fastest moving
-    balls but a share of them sweep in dt, plus the largest diameter. Bands
-    2 and 3 are inner x reach wide, bands 1 and 4 outer x reach. The cut and
-    the shares to 1/1024 of the range (histograms: no sort). moving is 0 when a moving ball's state is
-    not finite: such a step is not split."""
+def split_histogram(B, params, dt, share, bins):
+    """What split.py cuts a step of dt by: returns (axis, reach, at (bins,)
+    int64, moving). axis: 0 cuts across x (the box's longer side), 1 across
+    y; at: how many moving balls lie in each of bins equal slices of the box
+    along it; reach: the distance the fastest moving balls but a share of
+    them sweep in dt (to 1/1024 of the fastest), plus the largest diameter.
+    moving is 0 when a moving ball's state is not finite: such a step is
+    not split."""
     pos, vel, acc, radius, mode = B[0], B[1], B[2], B[4], B[7]
     n = len(radius)
     width, height = params[P_WIDTH], params[P_HEIGHT]
     axis = 0 if width >= height else 1
     length = width if axis == 0 else height
-    bins = 1024
     at = np.zeros(bins, dtype=np.int64)
     sweeps = np.empty(n, dtype=np.float64)
     moving = 0
@@ -1379,67 +1430,117 @@ def split_bands(B, params, dt, share, inner, outer, left):
             continue
         s = sweep_length(vel[i, 0], vel[i, 1], acc[i, 0], acc[i, 1], dt)
         if not (math.isfinite(s) and math.isfinite(pos[i, axis])):
-            return axis, INF, np.zeros(n, dtype=np.int64), 0
+            return axis, INF, at, 0
         moving += 1
         # (clamped as a float: converting one beyond the int range is undefined)
         at[int(min(max(pos[i, axis] / length * bins, 0.0), bins - 1.0))] += 1
         sweeps[moving - 1] = s
         top = max(top, s)
-    band = np.empty(n, dtype=np.int64)
     if moving == 0:
-        return axis, 0.0, band, 0
-    seen = 0
-    c = 0
-    target = int(left * (moving + 1))  # (left = 0.5: the median)
-    while c < bins - 1 and seen + at[c] < target:
-        seen += at[c]
-        c += 1
-    cut = (c + 0.5) / bins * length
-    fast = np.zeros(bins + 1, dtype=np.int64)
+        return axis, 0.0, at, 0
+    fine = 1024
+    fast = np.zeros(fine + 1, dtype=np.int64)
     for q in range(moving):
-        fast[int(min(sweeps[q] / max(top, 1e-300), 1.0) * bins)] += 1
+        fast[int(min(sweeps[q] / max(top, 1e-300), 1.0) * fine)] += 1
     allowed = int(share * moving)
-    c = bins
-    seen = fast[bins]
+    c = fine
+    seen = fast[fine]
     while c > 0 and seen + fast[c - 1] <= allowed:
         c -= 1
         seen += fast[c]
-    reach = c / bins * top + 2.0 * rmax
-    w_in = inner * reach
-    w_out = w_in + outer * reach
-    for i in range(n):
-        x = pos[i, axis]
-        band[i] = ((x >= cut - w_out) + (x >= cut - w_in) + (x >= cut) + (x >= cut + w_in)
-                   + (x >= cut + w_out))
-    return axis, reach, band, moving
+    return axis, c / fine * top + 2.0 * rmax, at, moving
 
 
 @kernel
-def halves_agree(PL, PR, events_l, events_r, band, rank_r, margin):
-    """Whether both halves of a split step are exact (split.py explains the
-    bands 0..5 and why these tests suffice). PL, PR: the halves' working
-    copies after the step, which watched (see gather) the paths of bands 0
-    and 1 towards the cut and those of bands 4 and 5 from the other side;
-    events_l, events_r: their events per ball; band (N,) int64 by public
-    index; rank_r (N,): where each public ball sits in PR (-1: not there);
-    margin px.
+def split_band(x, cut, w_in, w_out):
+    """The band (0 to 5, split.py) of coordinate x about a cut."""
+    return ((x >= cut - w_out) + (x >= cut - w_in) + (x >= cut) + (x >= cut + w_in)
+            + (x >= cut + w_out))
 
-    1. Balls of bands 2 and 3, which both halves ran, ended in the same
-       state, bit for bit, after the same number of events.
-    2. The paths of the balls of bands 0 and 1 and those of bands 4 and 5
-       stayed more than margin apart along the axis, in whichever half ran
-       them: no contact could join them.
-    """
-    key_l = PL[14]
+
+@allocating
+def strip_members(x, order, cuts, w_in, w_out, axis):
+    """The balls each strip of a split step runs (split.py): those of its own
+    slice of the box, between two cuts (-INF and INF beyond the first and
+    the last), and of the bands w_in + w_out wide beyond each of its cuts.
+    x (N,): the balls' coordinates along axis at the start of the step;
+    order (N,): the order to list them in; cuts (K - 1,) ascending.
+
+    Returns (home (N,) int64: the strip whose slice holds each ball, by
+    public index; members (M,) int64: public indices, strip after strip, in
+    the order of order; codes (M,) int8: their watch codes, see gather;
+    start (K + 1,): strip s's members are members[start[s]:start[s + 1]]).
+    Watch slots, as split.py's test 2 needs them: high 2: band 1 of the low
+    cut, 1: the rest of bands 0 and 1 of the high cut, 0: the others; low 2:
+    band 4 of the high cut, 1: the rest of bands 4 and 5 of the low cut, 0:
+    the others."""
+    n = len(order)
+    strips = len(cuts) + 1
+    home = np.empty(n, dtype=np.int64)
+    start = np.zeros(strips + 1, dtype=np.int64)
+    for i in range(n):
+        s = 0
+        while s < strips - 1 and x[i] >= cuts[s]:
+            s += 1
+        home[i] = s
+        for t in range(max(s - 1, 0), min(s + 2, strips)):  # (cuts lie far apart: no further)
+            if _strip_code(x[i], cuts, t, w_in, w_out, axis) >= 0:
+                start[t + 1] += 1
+    for t in range(strips):
+        start[t + 1] += start[t]
+    members = np.empty(start[strips], dtype=np.int64)
+    codes = np.empty(start[strips], dtype=np.int8)
+    fill = start[:strips].copy()
+    for k in range(n):
+        i = order[k]
+        s = home[i]
+        for t in range(max(s - 1, 0), min(s + 2, strips)):
+            code = _strip_code(x[i], cuts, t, w_in, w_out, axis)
+            if code >= 0:
+                members[fill[t]] = i
+                codes[fill[t]] = code
+                fill[t] += 1
+    return home, members, codes, start
+
+
+@kernel
+def _strip_code(x, cuts, t, w_in, w_out, axis):
+    """The watch code of a ball at coordinate x in strip t, or -1 if strip t
+    does not run it (see strip_members)."""
+    below = 5 if t == 0 else split_band(x, cuts[t - 1], w_in, w_out)
+    above = 0 if t == len(cuts) else split_band(x, cuts[t], w_in, w_out)
+    if below == 0 or above == 5:
+        return -1
+    high = 2 if below == 1 else (1 if above <= 1 else 0)
+    low = 2 if above == 4 else (1 if below >= 4 else 0)
+    return high | (low << 2) | (axis << WATCH_AXIS)
+
+
+@kernel
+def inner_bands_agree(PL, PR, events_l, events_r, x, lo, hi):
+    """Test 1 of a split step at one cut (split.py): the balls whose
+    coordinate x (by public index) lies in [lo, hi) (bands 2 and 3), which
+    both strips beside the cut ran (working copies PL and PR after the step,
+    with their events per ball), ended in the same state, bit for bit, after
+    the same number of events. Both copies hold them in the same order (both
+    follow one spatial order)."""
+    key_l, key_r = PL[14], PR[14]
+    q = 0
     for k in range(len(key_l)):
         i = key_l[k]
-        if band[i] == 2 or band[i] == 3:
-            q = rank_r[i]
-            if events_l[k] != events_r[q] or not _same_ball(PL, k, PR, q):
-                return False
-    near = max(PL[16][0], PR[16][0])  # how far towards the cut bands 0 and 1 reached
-    far = min(PL[16][1], PR[16][1])  # ... and bands 4 and 5 from the other side
-    return near + margin < far
+        if not (x[i] >= lo and x[i] < hi):
+            continue
+        while q < len(key_r) and not (x[key_r[q]] >= lo and x[key_r[q]] < hi):
+            q += 1
+        if q == len(key_r) or key_r[q] != i:
+            return False
+        if events_l[k] != events_r[q] or not _same_ball(PL, k, PR, q):
+            return False
+        q += 1
+    for r in range(q, len(key_r)):
+        if x[key_r[r]] >= lo and x[key_r[r]] < hi:
+            return False
+    return True
 
 
 @kernel
@@ -1685,7 +1786,7 @@ def settle_overlaps(B, W, params):
         clamp_into_box(B, width, height)
         return
     cand = np.empty(n, dtype=BALL_INT)
-    watch, reach = np.zeros(n, dtype=np.int8), np.zeros(2)  # (nothing watched)
+    watch, reach = np.zeros(n, dtype=np.int8), np.zeros(2 * WATCH_SLOTS)  # (nothing watched)
     for it in range(200):
         G = grid_new(B, width, height, 0.0, watch, reach)
         worst = 0.0

@@ -1,60 +1,72 @@
-"""A large step on two cores: the box cut in two halves that run at once, then checked.
+"""A large step on two cores: the box cut into strips that run at once, then checked.
 
 An event-driven step is sequential: every contact waits for the ones before
-it. But a contact touches only the balls it involves, so the two halves of a
+it. But a contact touches only the balls it involves, so distant parts of a
 crowded box are nearly independent within one step. The step is cut across
-the box's longer side, at the median of the moving balls (or off it, where a
-Balance finds the halves take equal times), into six bands of the balls'
-positions at the start of the step:
+the box's longer side into K strips of about STRIP_BALLS moving balls each
+(at least two), at quantiles of the moving balls' coordinates; the first
+K // 2 strips hold a share ``left`` of them (the median, or where a Balance
+finds the two threads take equal times). About each cut lie four bands of
+the balls' positions at the start of the step:
 
     band      0      |    1     |    2     |    3     |    4     |     5
                      |  outer   |  inner   |  inner   |  outer   |
               cut - w_in - w_out  cut - w_in   cut    cut + w_in  cut + w_in + w_out
 
 (w_in = INNER x reach, w_out = OUTER x reach; reach: how far a fast ball goes
-in the step, plus the largest diameter.)
+in the step, plus the largest diameter.) Cuts lie at least twice these four
+bands apart, so a ball is in bands 1-4 of one cut at most.
 
-The left half runs the engine's own step on the balls of bands 0-4, the right
-half on bands 1-5, each in its own thread (the compiled engine releases the
-GIL). Each keeps the balls of its own side: the left half bands 0-2, the
-right half bands 3-5. Neither half alone is the true step - the left one
-never sees band 5 - so the result is kept only if these hold, else the step
-runs again whole (engine.halves_agree tests them):
+Each strip runs the engine's own step on the balls of its slice of the box
+and of bands 1-4 of the cuts that bound it (the others' bands 1-2 beyond its
+low cut, 3-4 beyond its high cut) and keeps those of its own slice. One
+thread runs the first K // 2 strips one after the other, the other thread the
+rest (the compiled engine releases the GIL). Small strips also run faster
+than one large step per ball: each event reads the balls near it, and the
+balls of a small strip stay in the core's cache. No strip alone is the true
+step - none sees the balls beyond its outer bands - so the result is kept
+only if these hold at every cut, else the step runs again whole:
 
-  1. The balls of bands 2 and 3 end in the same state, bit for bit, after
-     the same number of events, in both halves.
-  2. The paths of the balls of bands 0-1 (whichever half ran them) and those
-     of bands 4-5 stay apart: no contact can join them.
+  1. The balls of bands 2 and 3, which both strips beside the cut ran, end
+     in the same state, bit for bit, after the same number of events, in
+     both (engine.inner_bands_agree).
+  2. The paths of the balls of bands 0-1 and those of bands 4-5 stay apart
+     along the axis, whichever strip ran them: no contact can join them.
+     Bands 0-1 of a cut are bands 0-1 in the strip below it, band 1 in the
+     strip above it and every ball of the strips further below; bands 4-5
+     likewise. Each strip tracks the extremes of its balls' paths in a few
+     slots (engine.strip_members, engine.keep_box).
 
-Why that makes both kept sides exact. Take the true step's contacts in time
-order and suppose all balls each half keeps, together with bands 2-3 in both
-halves, were right up to the next contact. Its two balls both lie in bands
-0-3 (the left half has both, right, and resolves it right), both in bands
-2-5 (the right half does), or one in 0-1 and one in 4-5 - which test 2
-rules out, since their paths are right until they meet. A contact that one
-half resolves but the other cannot (a ball of band 2 meeting band 5) leaves
-that ball different in the two halves, which test 1 rules out. A contact
-that happens in a half but not in truth needs a wrong ball, and wrong balls
-are only those of bands 4-5 in the left half or 0-1 in the right: with
-bands 0-1 or 4-5 of the same half test 2 forbids it, with bands 2-3 test 1
-catches it. So no kept ball ever goes wrong. (Contact here means every way
-one ball's state reads another's: impulses, waking, supports, sleeping
-tests; each needs the two balls within touching distance. Test 1 compares
-how the balls end, not every event on the way: a ball whose history
-differed in the two halves would have to end on the same bits, position,
-velocity, mode and trajectory count alike, by chance.)
+Why that makes every kept ball exact. Take the true step's contacts in time
+order and suppose all balls each strip keeps, together with bands 2-3 of
+each cut in both strips beside it, were right up to the next contact. Its
+two balls both lie among the balls some strip has right (its own slice and
+the inner bands beyond its cuts), and that strip resolves it right; or they
+lie in bands 0-1 and 4-5 of one cut - which test 2 rules out, since their
+paths are right until they meet. A contact that one strip resolves but its
+neighbour cannot (a ball of band 2 meeting band 5) leaves that ball
+different in the two, which test 1 rules out. A contact that happens in a
+strip but not in truth needs a wrong ball, and wrong balls are only those
+of its outer bands beyond its cuts: with bands 0-1 or 4-5 of that cut in
+the same strip test 2 forbids it, with bands 2-3 test 1 catches it. So no
+kept ball ever goes wrong. (Contact here means every way one ball's state
+reads another's: impulses, waking, supports, sleeping tests; each needs the
+two balls within touching distance. Test 1 compares how the balls end, not
+every event on the way: a ball whose history differed in the two strips
+would have to end on the same bits, position, velocity, mode and
+trajectory count alike, by chance.)
 
-The halves run the same code as the whole step, on the same tie keys, the
+The strips run the same code as the whole step, on the same tie keys, the
 same number of parts, and so resolve each contact with the same arithmetic:
-a split step gives the whole step's result bit for bit (a test checks it).
-Events, contacts and freezes are counted by the half that keeps the event's
-first ball. A half that hits a budget, halves that together resolve the
+a split step gives the whole step's result bit for bit (tests check it).
+Events, contacts and freezes are counted by the strip that keeps the event's
+first ball. A strip that hits a budget, strips that together resolve the
 whole step's event budget or examine half its work budget (the work of the
-halves is not the whole step's: a step near that budget runs whole, so that
+strips is not the whole step's: a step near that budget runs whole, so that
 the budget stops it where it stops the whole step), or a ball sliding on a
-ball the other half keeps out of reach, make the step run whole.
+ball some strip that runs it leaves out, make the step run whole.
 
-It pays off when the bands are narrow beside the halves: a crowded scene of
+It pays off when the bands are narrow beside the strips: a crowded scene of
 moving balls that each cross a small part of the box in one step. In a
 pile, a chain of touching balls carries a contact across any band at once,
 and about half the splits are refused; a Backoff then waits longer and
@@ -67,12 +79,18 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 MIN_MOVING = 4000  # fewer moving balls: the step is too short to share out
+# moving balls per strip: in larger ones an event's reads miss the core's cache
+# (a 50,000-ball gas on two threads: 1.7 us per event in strips of 25,000,
+# 1.35 in strips of 12,500, 1.2 in strips of 6,000; 3,000 paid more for the
+# bands than it saved)
+STRIP_BALLS = 6000
 # the bands' widths, in units of the distance a fast ball sweeps in a step (the
 # fastest but FAST_SHARE of the moving balls) plus the largest diameter:
 INNER = 0.8  # bands 2 and 3: the far bands' paths must not cross them (test 2)
-OUTER = 1.5  # bands 1 and 4: what a half gets wrong must not cross them (test 1)
+OUTER = 1.5  # bands 1 and 4: what a strip gets wrong must not cross them (test 1)
 FAST_SHARE = 0.001
-MAX_OVERLAP = 0.25  # the four middle bands may cover at most this share of the box's length
+MAX_OVERLAP = 0.5  # the four bands about a cut may cover at most this share of either strip beside it
+BINS = 1024  # the cuts lie on slices of the box this fine
 
 MAX_WAIT = 32  # steps a Backoff waits at most before it tries to split again
 
@@ -82,7 +100,7 @@ _pool = None
 class Backoff:
     """When to try splitting: after a refused split, skip 1, 2, 4, ... up to
     MAX_WAIT steps before the next try; a kept one starts afresh. (A refused
-    split costs its halves on top of the whole step.)"""
+    split costs its strips on top of the whole step.)"""
 
     def __init__(self):
         self.skip = 0
@@ -104,14 +122,14 @@ class Backoff:
 
 
 class Balance:
-    """Where to cut: the share of the moving balls below the cut (the left
-    half's, run on the calling thread). It starts at the median and, after
-    each split run on two threads, moves part of the way to where the halves
-    would have taken equal times, taking each half's time as proportional to
-    its share. The two threads do not always run at the same speed (the
-    machine's other work, which core each lands on), nor do equal shares of
-    the balls always cost the same; the step waits for the slower half. Any
-    cut gives the same result, bit for bit: only the time changes."""
+    """Where to cut: the share of the moving balls in the strips the calling
+    thread runs (the first half of them). It starts at the median and, after
+    each split run on two threads, moves part of the way to where the
+    threads would have taken equal times, taking each thread's time as
+    proportional to its share. The two threads do not always run at the same
+    speed (the machine's other work, which core each lands on), nor do equal
+    shares of the balls always cost the same; the step waits for the slower
+    thread. Any cut gives the same result, bit for bit: only the time changes."""
 
     GAIN = 0.3  # how far to move each step (the times are noisy)
     LIMITS = (0.3, 0.7)
@@ -138,94 +156,128 @@ def cores():
 def _other_thread():
     global _pool
     if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="abound-half")
+        _pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="abound-strips")
     return _pool
 
 
-def bands(engine, B, params, dt, min_moving=MIN_MOVING, left=0.5):
-    """(axis, band (N,) int64 0..5, reach px) for splitting this step, or None when it does not pay.
+def plan(engine, B, params, dt, min_moving=MIN_MOVING, left=0.5, strip_balls=STRIP_BALLS):
+    """(axis, cuts (K - 1,) px, w_in, w_out) for splitting this step into K
+    strips, or None when it does not pay.
 
     B: the public ball arrays (engine.step's); params: make_params'; dt s;
-    left: the share of the moving balls below the cut (see Balance).
+    left: the share of the moving balls in the first K // 2 strips (see
+    Balance); strip_balls: about how many moving balls a strip gets.
     """
     if len(B[4]) < min_moving:  # (spares small scenes the pass over the balls)
         return None
-    axis, reach, band, moving = engine.split_bands(B, params, dt, FAST_SHARE, INNER, OUTER, left)
+    axis, reach, at, moving = engine.split_histogram(B, params, dt, FAST_SHARE, BINS)
     if moving < min_moving:
         return None
-    span = 2.0 * (INNER + OUTER) * reach
-    if not (span <= MAX_OVERLAP * params[engine.P_WIDTH if axis == 0 else engine.P_HEIGHT]):
-        return None
-    # a half must hold the support of every sliding ball it runs
+    length = params[engine.P_WIDTH if axis == 0 else engine.P_HEIGHT]
+    w_in = INNER * reach
+    w_out = w_in + OUTER * reach
+    total = np.cumsum(at)
+    strips = max(2, int(moving / strip_balls + 0.5))
+    while True:
+        cuts = _cuts(total, moving, strips, left, length)
+        widths = np.diff(np.concatenate(([0.0], cuts, [length])))
+        if np.all(2.0 * w_out <= MAX_OVERLAP * widths):
+            break
+        if strips == 2:
+            return None
+        strips -= 1
+    # a strip must hold the support of every sliding ball it runs
+    x = B[0][:, axis]
     sup_kind, sup_idx = B[9], B[10]
     on_ball = np.flatnonzero(sup_kind == engine.SUP_BALL)
     if len(on_ball):
-        b, s = band[on_ball], band[sup_idx[on_ball]]
-        if np.any((b <= 4) & (s == 5)) or np.any((b >= 1) & (s == 0)):
-            return None
-    return axis, band, reach
+        for cut in cuts:
+            b = bands(x[on_ball], cut, w_in, w_out)
+            s = bands(x[sup_idx[on_ball]], cut, w_in, w_out)
+            if np.any((b <= 4) & (s == 5)) or np.any((b >= 1) & (s == 0)):
+                return None
+    return axis, cuts, w_in, w_out
+
+
+def _cuts(total, moving, strips, left, length):
+    """The cuts between strips (strips - 1,) px: the first strips // 2 share a
+    share left of the moving balls equally, the others the rest. total: the
+    moving balls in the box's slices, summed (split_histogram)."""
+    first = strips // 2
+    shares = [left * c / first if c <= first else left + (1.0 - left) * (c - first) / (strips - first)
+              for c in range(1, strips)]
+    bins = len(total)
+    at = [min(int(np.searchsorted(total, int(share * (moving + 1)), side="left")), bins - 1)
+          for share in shares]
+    return (np.array(at, dtype=np.float64) + 0.5) / bins * length
+
+
+def bands(x, cut, w_in, w_out):
+    """The band (0 to 5) of each coordinate of x about a cut (see above;
+    engine.split_band for one)."""
+    return ((x >= cut - w_out).astype(np.int64) + (x >= cut - w_in) + (x >= cut) + (x >= cut + w_in)
+            + (x >= cut + w_out))
 
 
 def step(engine, B, W, params, dt, together=True, min_moving=MIN_MOVING, backoff=None,
-         balance=None):
-    """engine.step(B, W, params, dt), as two halves when that pays (see above).
+         balance=None, strip_balls=STRIP_BALLS):
+    """engine.step(B, W, params, dt), as strips when that pays (see above).
 
-    Same arguments and result as engine.step. together: run the halves at
-    once, on two threads; False runs one after the other (the same result,
-    for tests on one core or the reference backend). backoff: a Backoff
-    kept from step to step (None: try every step); balance: a Balance kept
-    from step to step (None: cut at the median).
+    Same arguments and result as engine.step. together: run the strips on
+    two threads; False runs them one after the other (the same result, for
+    tests on one core or the reference backend). backoff: a Backoff kept
+    from step to step (None: try every step); balance: a Balance kept from
+    step to step (None: cut at the median); strip_balls: see plan.
     """
     if backoff is not None and not backoff.now():
         return engine.step(B, W, params, dt)
-    plan = bands(engine, B, params, dt, min_moving, 0.5 if balance is None else balance.left)
-    if plan is None:
+    cut_plan = plan(engine, B, params, dt, min_moving, 0.5 if balance is None else balance.left,
+                    strip_balls)
+    if cut_plan is None:
         return engine.step(B, W, params, dt)
-    axis, band, _ = plan
-    n = len(band)
+    axis, cuts, w_in, w_out = cut_plan
+    n = len(B[4])
+    x = np.ascontiguousarray(B[0][:, axis])  # (each ball's coordinate at the start)
     order = engine.spatial_order(B, params[engine.P_WIDTH], params[engine.P_HEIGHT], dt)
-    in_order = band[order]
+    home, members, codes, start = engine.strip_members(x, order, cuts, w_in, w_out, axis)
     k = engine.substeps(B, params, dt)
 
-    def run(keep, runs, near, far):
-        """One half: its working copy (gathered on its own thread), run; returns what halves_agree
-        reads and how long the run took.
-        near, far: the bands whose paths it watches towards the cut and from beyond it."""
-        P = engine.gather(B, order[runs])
-        b = in_order[runs]
-        P[15][near(b)] = engine.WATCH_HIGH + axis
-        P[15][far(b)] = engine.WATCH_LOW + axis
+    def run(s):
+        """Strip s: its working copy (gathered on its own thread), run; returns what agree reads."""
+        P = engine.gather(B, members[start[s]:start[s + 1]])
+        P[15][:] = codes[start[s]:start[s + 1]]
         m = len(P[4])
+        keep = home == s  # the balls it keeps
         # its own copies of the walls and parameters: the compiled engine
         # counts references to the arrays it passes on, atomically, and two
         # threads counting on the same counters contend for their cache line
-        # (the copies saved 3% of the halves' time, paired in one process)
+        # (the copies saved 3% of two halves' time, paired in one process)
         walls, par = tuple(a.copy() for a in W), params.copy()
-        # each half's counters on cache lines of their own: both threads bump
+        # each strip's counters on cache lines of their own: both threads bump
         # them at every event, and on a shared line that costs a transfer each
         stats = np.zeros(engine.N_STATS + 16, dtype=np.int64)[8:8 + engine.N_STATS]
         events = np.zeros(m, dtype=np.int64)
-        start = time.perf_counter()
         engine.run_parts(P, walls, par, dt, k, stats, events, engine.event_budget(m), keep)
-        return P, events, stats, keep, time.perf_counter() - start
+        return P, events, stats, keep
 
-    left = (band <= 2, in_order <= 4, lambda b: b <= 1, lambda b: b == 4)
-    right = (band >= 3, in_order >= 1, lambda b: b == 1, lambda b: b >= 4)
+    def run_all(strips):
+        start = time.perf_counter()
+        return [run(s) for s in strips], time.perf_counter() - start
+
+    strips = len(cuts) + 1
+    first = strips // 2
     if together:
-        later = _other_thread().submit(run, *right)
-        halves = run(*left), later.result()
+        later = _other_thread().submit(run_all, range(first, strips))
+        (runs, time_l), (rest, time_r) = run_all(range(first)), later.result()
     else:
-        halves = run(*left), run(*right)
-    (PL, events_l, stats_l, keep_l, time_l), (PR, events_r, stats_r, keep_r, time_r) = halves
-    stats = stats_l + stats_r
-    rank_r = np.full(n, -1, dtype=np.int64)
-    rank_r[PR[14]] = np.arange(len(PR[14]))
+        (runs, time_l), (rest, time_r) = run_all(range(first)), run_all(range(first, strips))
+    runs += rest
+    stats = sum(r[2] for r in runs)
     margin = 1e-3 * float(np.max(B[4])) + 1e-9 * float(params[engine.P_WIDTH] + params[engine.P_HEIGHT])
-    budget = engine.event_budget(n)
-    if (stats_l[engine.S_STOPPED] or stats_r[engine.S_STOPPED]
-            or stats[engine.S_EVENTS] >= budget
+    if (any(r[2][engine.S_STOPPED] for r in runs)
+            or stats[engine.S_EVENTS] >= engine.event_budget(n)
             or stats[engine.S_WORK] >= engine.work_budget(n) // 2
-            or not engine.halves_agree(PL, PR, events_l, events_r, band, rank_r, margin)):
+            or not agree(engine, runs, x, cuts, w_in, margin)):
         if backoff is not None:
             backoff.refused()
         return engine.step(B, W, params, dt)
@@ -233,7 +285,35 @@ def step(engine, B, W, params, dt, together=True, min_moving=MIN_MOVING, backoff
         backoff.kept()
     if balance is not None and together:
         balance.ran(time_l, time_r)
-    engine.scatter(PL, B, keep_l)
-    engine.scatter(PR, B, keep_r)
+
+    def scatter(strips):  # (each strip writes only the balls it keeps: no two write one ball)
+        for P, _, _, keep in strips:
+            engine.scatter(P, B, keep)
+
+    if together:
+        later = _other_thread().submit(scatter, runs[first:])
+        scatter(runs[:first])
+        later.result()
+    else:
+        scatter(runs)
     stats[engine.S_ALL] = stats[engine.S_EVENTS]
     return stats
+
+
+def agree(engine, runs, x, cuts, w_in, margin):
+    """Whether every strip of a split step is exact: tests 1 and 2 (see
+    above) at every cut. runs: each strip's (working copy after the step,
+    events per ball, ...); x: the balls' coordinates at the start; margin px."""
+    for c, cut in enumerate(cuts):
+        (PL, events_l, _, _), (PR, events_r, _, _) = runs[c], runs[c + 1]
+        if not engine.inner_bands_agree(PL, PR, events_l, events_r, x, cut - w_in, cut + w_in):
+            return False
+    slots = engine.WATCH_SLOTS  # (slots: engine.strip_members)
+    high = [r[0][16][:slots] for r in runs]
+    low = [r[0][16][slots:] for r in runs]
+    for c in range(len(cuts)):
+        near = max(high[c][1], high[c][2], high[c + 1][2], *(h.max() for h in high[:c]))
+        far = min(low[c][2], low[c + 1][1], low[c + 1][2], *(lo.min() for lo in low[c + 2:]))
+        if not near + margin < far:
+            return False
+    return True
