@@ -579,11 +579,20 @@ def grid_enter(G, i, cells):
 
 @kernel
 def grid_candidates(G, B, i, T, out):
-    """Write the balls that may meet ball i within T seconds into out; returns
-    their count (see grid_cell_balls; no kept boxes: for queries about the
-    present, made while other balls' boxes may be out of date)."""
-    box = swept_box(B, i, T)
-    return grid_cell_balls(G, i, _cell_span(G, box[0], box[1], box[2], box[3]), out, box, False)
+    """Write the balls that may meet ball i within T seconds, or lie within
+    SLEEP_TOUCH of their radius of touching it, into out; returns their count
+    (see grid_cell_balls; no kept boxes: for queries about the present, made
+    while other balls' boxes may be out of date).
+
+    The rest tests (fixed_contacts, wake) count such a gap as touching. It is
+    far wider than the boxes' padding, so without a margin as wide whether
+    two balls met would depend on where the cells' edges fall (and a grid
+    over another part of the box, a split step's, could decide otherwise).
+    A ball entered in cells has a radius of at most MAX_CELLS_PER_BALL / 2 cells."""
+    x0, y0, x1, y1 = swept_box(B, i, T)
+    pad = SLEEP_TOUCH * (B[4][i] + 0.5 * MAX_CELLS_PER_BALL * G[4][0])
+    x0, y0, x1, y1 = x0 - pad, y0 - pad, x1 + pad, y1 + pad
+    return grid_cell_balls(G, i, _cell_span(G, x0, y0, x1, y1), out, (x0, y0, x1, y1), False)
 
 
 @kernel
@@ -937,8 +946,11 @@ def _held(normals, k, gx, gy):
         if normals[q, 0] * ux + normals[q, 1] * uy >= REST_COS:
             return True  # one contact under the ball, within REST_ANGLE of straight below
     # two contacts whose normals span -g with non-negative weights: a wedge
-    for q in range(k):
-        for r in range(q + 1, k):
+    for a in range(k):
+        for b in range(a + 1, k):
+            # each pair in one order whatever the order the contacts were found
+            # in (the grid's): the rounding of its weights then is the same too
+            q, r = (a, b) if (normals[a, 0], normals[a, 1]) <= (normals[b, 0], normals[b, 1]) else (b, a)
             det = normals[q, 0] * normals[r, 1] - normals[q, 1] * normals[r, 0]
             if abs(det) < 1e-9:
                 continue
@@ -1325,21 +1337,11 @@ def _copy_rows(P, B, perm):
     index array, array by array, took four times as long)."""
     for k in range(len(perm)):
         i = perm[k]
-        for c in range(2):
-            P[0][k, c] = B[0][i, c]
-            P[1][k, c] = B[1][i, c]
-            P[2][k, c] = B[2][i, c]
-            P[11][k, c] = B[11][i, c]
-            P[12][k, c] = B[12][i, c]
-        P[3][k] = B[3][i]
+        _copy_state(P, k, B, i)
         P[4][k] = B[4][i]
         P[5][k] = B[5][i]
         P[6][k] = B[6][i]
-        P[7][k] = B[7][i]
-        P[8][k] = B[8][i]
-        P[9][k] = B[9][i]
         P[10][k] = B[10][i]
-        P[13][k] = B[13][i]
 
 
 @kernel
@@ -1351,18 +1353,27 @@ def scatter(P, B, own):
         i = perm[k]
         if not own[i]:
             continue
-        for c in range(2):
-            B[0][i, c] = P[0][k, c]
-            B[1][i, c] = P[1][k, c]
-            B[2][i, c] = P[2][k, c]
-            B[11][i, c] = P[11][k, c]
-            B[12][i, c] = P[12][k, c]
-        B[3][i] = P[3][k]
-        B[7][i] = P[7][k]  # (radius, inverse mass and restitution, 4 to 6, never change in a step)
-        B[8][i] = P[8][k]
-        B[9][i] = P[9][k]
+        _copy_state(B, i, P, k)
         B[10][i] = perm[P[10][k]] if P[9][k] == SUP_BALL else P[10][k]
-        B[13][i] = P[13][k]
+
+
+@inlined
+def _copy_state(D, d, S, s):
+    """Ball s of S into row d of D (working copies or the public arrays):
+    what a step changes, all but the support index (gather and scatter
+    translate it). Radius, inverse mass and restitution (4 to 6) never change
+    in a step."""
+    for c in range(2):
+        D[0][d, c] = S[0][s, c]
+        D[1][d, c] = S[1][s, c]
+        D[2][d, c] = S[2][s, c]
+        D[11][d, c] = S[11][s, c]
+        D[12][d, c] = S[12][s, c]
+    D[3][d] = S[3][s]
+    D[7][d] = S[7][s]
+    D[8][d] = S[8][s]
+    D[9][d] = S[9][s]
+    D[13][d] = S[13][s]
 
 
 @allocating
@@ -1598,10 +1609,15 @@ def run_events(B, W, params, dt, stats, ball_events, budget, own):
     order; see step. Adds to stats (see run_parts) and ball_events; over the
     total budget it sets stats[S_STOPPED] and stops."""
     n = len(B[4])
-    tloc = B[3]
+    tloc, mode = B[3], B[7]
+    moving = 0
     for i in range(n):
         tloc[i] = 0.0
-    H = heap_new(8 * n + 64, n // 2 + 16, dt)
+        moving += not is_fixed(mode[i])
+    # events involve moving balls: sized by all balls, a mostly sleeping
+    # scene's queue (448 bytes a ball) was mapped, faulted in and unmapped
+    # every part (reserve makes room when a part needs more)
+    H = heap_new(8 * moving + 64, moving // 2 + 16, dt)
     G = grid_new(B, params[P_WIDTH], params[P_HEIGHT], dt, B[15], B[16])
     S = (np.empty(max(n, 1), dtype=BALL_INT),  # candidates of one query
          np.empty(4 * n + 8, dtype=BALL_INT),  # balls to predict after an event
