@@ -1488,15 +1488,19 @@ def strip_members(x, order, cuts, w_in, w_out, axis):
     n = len(order)
     strips = len(cuts) + 1
     home = np.empty(n, dtype=np.int64)
+    # each ball's codes in strips home - 1, home and home + 1 (-1: not run
+    # there; cuts lie far apart, so no strip further off runs it), worked
+    # out once, in index order, and read in the order of order
+    near = np.full((n, 3), -1, dtype=np.int8)
     start = np.zeros(strips + 1, dtype=np.int64)
     for i in range(n):
         s = 0
         while s < strips - 1 and x[i] >= cuts[s]:
             s += 1
         home[i] = s
-        for t in range(max(s - 1, 0), min(s + 2, strips)):  # (cuts lie far apart: no further)
-            if _strip_code(x[i], cuts, t, w_in, w_out, axis) >= 0:
-                start[t + 1] += 1
+        for t in range(max(s - 1, 0), min(s + 2, strips)):
+            near[i, t - s + 1] = _strip_code(x[i], cuts, t, w_in, w_out, axis)
+            start[t + 1] += near[i, t - s + 1] >= 0
     for t in range(strips):
         start[t + 1] += start[t]
     members = np.empty(start[strips], dtype=np.int64)
@@ -1504,12 +1508,11 @@ def strip_members(x, order, cuts, w_in, w_out, axis):
     fill = start[:strips].copy()
     for k in range(n):
         i = order[k]
-        s = home[i]
-        for t in range(max(s - 1, 0), min(s + 2, strips)):
-            code = _strip_code(x[i], cuts, t, w_in, w_out, axis)
-            if code >= 0:
+        for d in range(3):
+            if near[i, d] >= 0:
+                t = home[i] + d - 1
                 members[fill[t]] = i
-                codes[fill[t]] = code
+                codes[fill[t]] = near[i, d]
                 fill[t] += 1
     return home, members, codes, start
 
