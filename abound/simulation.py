@@ -119,8 +119,9 @@ class Simulation:
     def threads(self):
         """How many threads a step may run on: 1, or 2 (a crowded scene of the
         fast backend then steps it as strips on two threads, with the same result:
-        abound/physics/split.py). Set None for 2 when this process may use two
-        cores or more."""
+        abound/physics/split.py; on one thread, a very crowded one steps as
+        strips in turn, which keep each strip's balls in the core's cache).
+        Set None for 2 when this process may use two cores or more."""
         return self._threads
 
     @threads.setter
@@ -362,9 +363,13 @@ class Simulation:
             self.time += dt
             self.last_stats = StepStats()
             return self.last_stats
-        if self.step_threads == 2:
+        if self._backend_name == "fast":
+            together = self.step_threads == 2
             raw = split.step(self._backend, w.ball_arrays(), w.wall_arrays(), params, dt,
-                             backoff=self._split_backoff, balance=self._split_balance)
+                             together=together,
+                             min_moving=split.MIN_MOVING if together else split.ALONE_MIN_MOVING,
+                             backoff=self._split_backoff,
+                             balance=self._split_balance if together else None)
         else:
             raw = self._backend.step(w.ball_arrays(), w.wall_arrays(), params, dt)
         self.time += dt

@@ -133,6 +133,29 @@ def test_simulation_steps_split_and_whole_to_the_same_state():
     assert np.array_equal(a.velocities, b.velocities)
 
 
+def test_one_thread_steps_a_crowded_scene_as_strips_in_turn_with_the_whole_steps_result(monkeypatch):
+    # (ALONE_MIN_MOVING lowered: the crowd it names is too large for a quick test)
+    monkeypatch.setattr(split, "ALONE_MIN_MOVING", 4000)
+    a = _gas(6000, seed=9)
+    b = _gas(6000, seed=9)
+    a.threads = b.threads = 1
+    strips = []
+
+    class Watching(Counting):
+        def run_parts(self, *args):  # each strip's run (a whole step runs inside engine.step)
+            strips.append(len(args[0][4]))
+            return self._engine.run_parts(*args)
+
+    a._backend = Watching(a._backend)
+    for _ in range(10):
+        a.step()
+        b._backend.step(b._world.ball_arrays(), b._world.wall_arrays(), b._params(), b.dt)
+    assert len(strips) >= 2 * 8, "the steps were not split"
+    assert max(strips) < 6000
+    assert np.array_equal(a.positions, b.positions)
+    assert np.array_equal(a.velocities, b.velocities)
+
+
 def test_backoff_waits_longer_after_each_refusal_and_afresh_after_a_kept_split():
     b = split.Backoff()
     tried = []

@@ -72,6 +72,10 @@ moving balls that each cross a small part of the box in one step. In a
 pile, a chain of touching balls carries a contact across any band at once,
 and about half the splits are refused; a Backoff then waits longer and
 longer before trying again, so such scenes lose little.
+
+On one thread the strips run in turn (together=False): the same result,
+and in a very crowded scene (ALONE_MIN_MOVING) faster than the whole step,
+whose reads of balls and grid no longer fit in the core's cache.
 """
 import os
 import time
@@ -85,6 +89,10 @@ MIN_MOVING = 4000  # fewer moving balls: the step is too short to share out
 # 1.35 in strips of 12,500, 1.2 in strips of 6,000; 3,000 paid more for the
 # bands than it saved)
 STRIP_BALLS = 6000
+# fewer moving balls on one thread: strips in turn cost more than they save
+# (a gas on one thread, whole step / strips in turn: 0.96 at 20,000 balls,
+# 1.29 at 30,000, 1.6 at 50,000, where a whole step's reads miss the cache)
+ALONE_MIN_MOVING = 4 * STRIP_BALLS
 # the bands' widths, in units of the distance a fast ball sweeps in a step (the
 # fastest but FAST_SHARE of the moving balls) plus the largest diameter:
 INNER = 0.8  # bands 2 and 3: the far bands' paths must not cross them (test 2)
