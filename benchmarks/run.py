@@ -42,12 +42,14 @@ scaling is linear (50,000 balls of radius 3 do not fit in 1920x1080: 68 % of
 its area, random placement jams at about 55 %).
 
 Every case is stepped ``--runs`` windows of ``--frames`` frames of 1/60 s,
-abound and pymunk alternating window by window (so both see the same machine
-load); ms per frame is the median of the windows' medians, p90 over all
-frames. A case above 10,000 balls steps its frames in turns of 10 with the
-10,000-ball scene (its partner): the scaling target reads the median over
-the turns of the ratio of their median frame times, measured on the same
-machine at the same minutes (its speed drifts by tens of per cent). Contacts per second: abound's resolved contacts per second of
+in turns of 10 frames (``TURN_FRAMES``): abound, then, above 10,000 balls,
+the 10,000-ball scene (its partner), then pymunk, so all see the same machine
+at the same minutes (its speed drifts by tens of per cent within a run).
+ms per frame is the median of the turns' medians, p90 over all frames. The
+pymunk ratio, and the scaling target, read the median over the turns of the
+ratio of the two engines' (or sizes') median frame times in that turn; the
+report gives the spread of the turns' ratios too (10th to 90th percentile).
+Contacts per second: abound's resolved contacts per second of
 stepping; pymunk's contact pairs solved per step (sampled after each window)
 per second. Energy drift: relative change of the total (kinetic + potential)
 energy over the timed frames. Largest overlap (a fraction of the radius) and
@@ -88,7 +90,7 @@ BASE_N = 10_000          # the issue's scenes; wider boxes above this
 BASE_SIZE = (1920.0, 1080.0)
 GALTON_BALLS = 350       # balls in the shipped Galton board
 PYMUNK_SETTLE_FRAMES = 60
-PARTNER_FRAMES = 10      # frames per turn of a large case and its 10,000-ball partner
+TURN_FRAMES = 10         # frames per turn: abound, its 10,000-ball partner (if any) and pymunk take turns
 OVERLAP_LIMIT = 1e-6     # x radius
 ENERGY_RISE_LIMIT = 1e-9  # relative
 SCENES = ("gas", "pile", "galton")
@@ -262,16 +264,14 @@ def bench_case(scene, n, opts, log):
     for _ in range(opts.runs):
         if frames and time.perf_counter() > deadline:
             break
-        if partner is None:
-            done = sides["abound"].window(opts.frames, deadline)
-        else:  # in turns with the partner, PARTNER_FRAMES at a time
-            done = 0
-            while done < opts.frames and not (done and time.perf_counter() > deadline):
-                chunk = sides["abound"].window(min(PARTNER_FRAMES, opts.frames - done), deadline)
+        done = 0  # a window, in turns of TURN_FRAMES frames of each engine (and the partner)
+        while done < opts.frames and not (done and time.perf_counter() > deadline):
+            chunk = sides["abound"].window(min(TURN_FRAMES, opts.frames - done), deadline)
+            if partner is not None:
                 partner.window(chunk)
-                done += chunk
-        if "pymunk" in sides:
-            sides["pymunk"].window(done)  # as many frames as abound managed: the same stretch of time
+            if "pymunk" in sides:
+                sides["pymunk"].window(chunk)  # as many frames as abound managed: the same stretch of time
+            done += chunk
         frames.append(done)
     if partner is not None:
         ratios = [a / b for a, b in zip(sides["abound"].medians, partner.medians)]
@@ -285,7 +285,9 @@ def bench_case(scene, n, opts, log):
         case[name] = side.result()
     case["invariants"] = invariants(case["abound"])
     if "pymunk" in case:
-        case["ratio"] = case["pymunk"]["ms_median"] / case["abound"]["ms_median"]
+        ratios = [p / a for a, p in zip(sides["abound"].medians, sides["pymunk"].medians)]
+        case["ratio"] = statistics.median(ratios)  # (what the targets read)
+        case["ratio_spread"] = [float(np.percentile(ratios, q)) for q in (10, 90)]
     return case
 
 
@@ -387,6 +389,11 @@ def _f(v, fmt):
     return "-" if v is None else format(v, fmt)
 
 
+def _spread(case):
+    lo_hi = case.get("ratio_spread")
+    return f" ({lo_hi[0]:.2f}-{lo_hi[1]:.2f})" if lo_hi else ""
+
+
 def _threads(opts):
     n = getattr(opts, "threads", 1)  # (results saved before threads existed: one)
     return f"{n} thread{'s' if n > 1 else ''} per step"
@@ -410,8 +417,9 @@ def report(res):
     if cases:
         settings = next((c["pymunk_settings"] for c in cases if "pymunk_settings" in c), None)
         out += ["## abound and pymunk, side by side", "",
-                f"{opts.runs} windows of {opts.frames} frames of 1/60 s per case, engines alternating. "
-                "ratio = pymunk ms / abound ms (above 1: abound is faster). "
+                f"{opts.runs} windows of {opts.frames} frames of 1/60 s per case, engines taking turns of "
+                f"{TURN_FRAMES} frames. ratio = pymunk ms / abound ms, the median over the turns (above 1: "
+                "abound is faster); in brackets the 10th to 90th percentile of the turns' ratios. "
                 f"abound: {_threads(opts)} (a crowded step runs as strips on two threads: "
                 "abound/physics/split.py).",
                 f"{settings}." if settings else "pymunk: not run.", "",
@@ -426,7 +434,7 @@ def report(res):
                 extra += f" (cut short: {sum(c['frames'])} frame{'s' if sum(c['frames']) > 1 else ''})"
             out.append(
                 f"| {LABELS[c['scene']]} | {c['balls'] - c['pegs']:,}{extra} | {a['ms_median']:.2f} ({a['ms_p90']:.2f}) "
-                f"| {_f(p and p['ms_median'], '.2f')} ({_f(p and p['ms_p90'], '.2f')}) | {_f(c.get('ratio'), '.2f')} "
+                f"| {_f(p and p['ms_median'], '.2f')} ({_f(p and p['ms_p90'], '.2f')}) | {_f(c.get('ratio'), '.2f')}{_spread(c)} "
                 f"| {a['contacts_per_s']:,.0f} | {_f(p and p['contacts_per_s'], ',.0f')} "
                 f"| {a['energy_drift']:+.1e} / {_f(p and p['energy_drift'], '+.1e')} "
                 f"| {a['max_overlap']:.1e} / {_f(p and p['max_overlap'], '.1e')} "
@@ -456,7 +464,7 @@ def report(res):
             out.append(f"| {LABELS[scene]} | " + " | ".join(row) + " |")
         paired = [c for c in cases if "partner" in c]
         if paired:
-            out += ["", f"Timed in turns (each larger case stepped {PARTNER_FRAMES} frames at a time in turns with "
+            out += ["", f"Timed in turns (each larger case stepped {TURN_FRAMES} frames at a time in turns with "
                     f"the {BASE_N:,}-ball scene; the median over the turns of the ratio of their times is what "
                     "the target reads): "
                     + "; ".join(f"{LABELS[c['scene']]} {c['balls'] - c['pegs']:,} balls {c['abound']['ms_median']:.2f} "
@@ -509,11 +517,13 @@ def targets(res):
 
     gas, pile = cases.get(("gas", 10_000)), cases.get(("pile", 10_000))
     say("hot gas, 10,000 balls, no slower than pymunk"
-        + (f" ({gas['abound']['ms_median']:.1f} vs {gas['pymunk']['ms_median']:.1f} ms)" if gas and "pymunk" in gas else ""),
+        + (f" (ratio {gas['ratio']:.2f}{_spread(gas)}; {gas['abound']['ms_median']:.1f} vs "
+           f"{gas['pymunk']['ms_median']:.1f} ms)" if gas and "pymunk" in gas else ""),
         None if not gas or "pymunk" not in gas else gas["ratio"] >= 1)
     say("hot gas, 10,000 balls, 5 ms per frame (the aim)", None if not gas else gas["abound"]["ms_median"] <= 5)
     say("settled pile, 10,000 balls, e = 0.5, no slower than pymunk"
-        + (f" ({pile['abound']['ms_median']:.1f} vs {pile['pymunk']['ms_median']:.1f} ms)" if pile and "pymunk" in pile else ""),
+        + (f" (ratio {pile['ratio']:.2f}; {pile['abound']['ms_median']:.1f} vs "
+           f"{pile['pymunk']['ms_median']:.1f} ms)" if pile and "pymunk" in pile else ""),
         None if not pile or "pymunk" not in pile else pile["ratio"] >= 1)
     for scene in SCENES:
         c = cases.get((scene, 1_000))
