@@ -319,6 +319,7 @@ def rss():  # current resident set, bytes
 b.build("gas", 2).step(b.DT)  # imports, numba cache loaded
 before = rss()
 sim = b.build("gas", {n})
+sim.threads = {threads}
 after = rss()
 for _ in range(3):
     sim.step(b.DT)
@@ -347,14 +348,20 @@ def first_step_latency(runs):
             "import_build_step_s": statistics.median(insides), "runs": runs}
 
 
-def memory(sizes):
-    """Resident memory of a process that builds the gas at n balls and steps it: what the scene adds."""
+def memory(sizes, threads):
+    """Resident memory of a process that builds the gas at n balls and steps it on
+    threads threads, and on one: what the scene adds."""
     rows = []
     for n in sizes:
-        before, after, peak = map(int, _python(MEMORY_CODE.format(here=str(HERE), n=n))[1].split())
-        rows.append({"balls": n, "base_mb": before / 2 ** 20, "scene_mb": (after - before) / 2 ** 20,
-                     "peak_mb": peak / 2 ** 20, "bytes_per_ball": (after - before) / n})
-    return {"rows": rows}
+        row = {"balls": n}
+        for count in sorted({1, threads}, reverse=True):
+            code = MEMORY_CODE.format(here=str(HERE), n=n, threads=count)
+            before, after, peak = map(int, _python(code)[1].split())
+            one = "_1thread" if count == 1 and threads != 1 else ""
+            row.update({"base_mb" + one: before / 2 ** 20, "scene_mb" + one: (after - before) / 2 ** 20,
+                        "peak_mb" + one: peak / 2 ** 20, "bytes_per_ball" + one: (after - before) / n})
+        rows.append(row)
+    return {"rows": rows, "threads": threads}
 
 
 # -- machine ------------------------------------------------------------------------------------
@@ -489,11 +496,18 @@ def report(res):
         out += ["", "## Memory", "",
                 "A fresh process imports abound, loads the compiled engine, builds the hot gas and steps it "
                 "3 frames; resident memory (Linux /proc/self/statm) before the build and at most after the "
-                "build and each step: the difference is what the scene holds. Peak: the process's ru_maxrss.", "",
-                "| balls | before the build, MB | scene, MB | bytes per ball | process peak, MB |",
-                "|---:|---:|---:|---:|---:|"]
+                "build and each step: the difference is what the scene holds. Peak: the process's ru_maxrss."]
+        one = "bytes_per_ball_1thread" in mem["rows"][0]
+        if one:
+            out += ["", f"Stepped on {mem['threads']} threads, and in another process on one (the last "
+                    "column): a split step adds the second thread's own malloc arena and the strips' "
+                    "working copies."]
+        out += ["", "| balls | before the build, MB | scene, MB | bytes per ball | process peak, MB |"
+                + (" bytes per ball, 1 thread |" if one else ""),
+                "|---:|---:|---:|---:|---:|" + ("---:|" if one else "")]
         out += [f"| {r['balls']:,} | {r['base_mb']:.0f} | {r['scene_mb']:.1f} | {r['bytes_per_ball']:,.0f} "
-                f"| {r['peak_mb']:.0f} |" for r in mem["rows"]]
+                f"| {r['peak_mb']:.0f} |" + (f" {r['bytes_per_ball_1thread']:,.0f} |" if one else "")
+                for r in mem["rows"]]
     out += ["", "## Targets (issue 3)", ""] + targets(res)
     return "\n".join(out) + "\n"
 
@@ -541,8 +555,11 @@ def targets(res):
     if mem and len(mem["rows"]) > 1:
         per = [r["bytes_per_ball"] for r in mem["rows"]]
         sizes = ", ".join(f"{r['balls']:,}" for r in mem["rows"])
-        lines.append(f"- memory about linear in N: {', '.join(f'{p:,.0f}' for p in per)} bytes per ball "
-                     f"at {sizes} balls")
+        text = f"{', '.join(f'{p:,.0f}' for p in per)} bytes per ball at {sizes} balls"
+        if "bytes_per_ball_1thread" in mem["rows"][0]:
+            text += (f" ({mem['threads']} threads); on one thread "
+                     + ", ".join(f"{r['bytes_per_ball_1thread']:,.0f}" for r in mem["rows"]))
+        lines.append(f"- memory about linear in N: {text}")
     else:
         say("memory about linear in N", None)
     return lines
@@ -632,7 +649,7 @@ def main(argv=None):
         res["latency"] = first_step_latency(opts.base["latency_runs"])
     if "memory" not in opts.skip:
         log("memory")
-        res["memory"] = memory(opts.base["memory_sizes"])
+        res["memory"] = memory(opts.base["memory_sizes"], opts.threads)
     res["machine"]["load_end"] = os.getloadavg()
     res["minutes"] = (time.perf_counter() - started) / 60.0
     Path(opts.out).write_text(report(res))

@@ -115,7 +115,8 @@ class PymunkWorld:
                  if self.walls == "thick" else "thin box walls (radius-0 segments on the box sides)")
         mix = "" if self.restitution_mix == "product" else (
             f" (the scene's restitution_mix {self.restitution_mix!r} approximated by product)")
-        return (f"pymunk {pymunk.version}: spatial hash (cell {self.hash_dim:g} px, {self.hash_count} cells), "
+        return (f"pymunk {pymunk.version}: spatial hash (cell {self.hash_dim:g} px, "
+                f"{HASH_CELLS_PER_SHAPE} hash cells per shape), "
                 f"{self.space.iterations} iterations, {self.space.threads} thread"
                 f"{'s' if self.space.threads > 1 else ''}, {walls}, friction 0, elasticity = product of the two "
                 f"restitutions{mix}, collision_slop {self.space.collision_slop:.2g} px, "
