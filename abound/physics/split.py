@@ -90,9 +90,10 @@ MIN_MOVING = 4000  # fewer moving balls: the step is too short to share out
 # bands than it saved)
 STRIP_BALLS = 6000
 # fewer moving balls on one thread: strips in turn cost more than they save
-# (a gas on one thread, whole step / strips in turn: 0.96 at 20,000 balls,
-# 1.29 at 30,000, 1.6 at 50,000, where a whole step's reads miss the cache)
-ALONE_MIN_MOVING = 4 * STRIP_BALLS
+# (a gas on one thread, strips in turn / whole step, paired: 1.12 at 20,000
+# balls, 0.96 at 30,000, 0.89 at 40,000, 0.64 at 50,000, where a whole
+# step's reads miss the cache)
+ALONE_MIN_MOVING = 5 * STRIP_BALLS
 # the bands' widths, in units of the distance a fast ball sweeps in a step (the
 # fastest but FAST_SHARE of the moving balls) plus the largest diameter:
 INNER = 0.8  # bands 2 and 3: the far bands' paths must not cross them (test 2)
