@@ -122,12 +122,14 @@ MAX_SUBSTEPS = 8
 SWEEP_SAMPLE = 256  # balls sampled for the mean sweep (mean_sweep)
 ORDER_TILE = 8  # cells per side of the tiles the working copy is ordered by
 # a grid cell's side, in typical swept boxes (mean sweep plus mean diameter):
-# wider cells hold more balls but fewer per ball, and fewer cells to visit;
-# against cells of one sweep, paired in one process and in both orders, 1.6
+# wider cells hold more balls but fewer per ball, and fewer cells to visit.
+# Paired in one process and in both orders: against cells of one sweep, 1.6
 # stepped the hot gas 7.5% faster at 10,000 balls on one thread and 11% at
-# 1,000 (1.4 and 2.0 gained less), the Galton board, rain, pool break and
-# default scenes within 2% either way
-CELL_SWEEPS = 1.6
+# 1,000, the Galton board, rain, pool break and default scenes within 2%
+# either way; against 1.6, 2.0 stepped the gas 2-3% faster at 10,000 balls
+# on two threads, 6% at 1,000, 1.5% at 10,000 on one thread (two runs: 0.95
+# and 1.02), the Galton board and a settling pile within 2%; 1.3 and 2.5 less
+CELL_SWEEPS = 2.0
 # what a split step watches (gather): a ball's watch code is high | low << 2 |
 # axis << WATCH_AXIS, high and low its slots (0 to WATCH_SLOTS - 1) in reach
 WATCH_SLOTS, WATCH_AXIS = 3, 4
