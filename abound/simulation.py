@@ -136,7 +136,12 @@ class Simulation:
     def step_threads(self):
         """The threads a step actually runs on: threads with the fast backend,
         1 with the others (only the compiled engine splits a step)."""
-        return self._threads if self._backend_name == "fast" else 1
+        return self._threads if self._splits else 1
+
+    @property
+    def _splits(self):
+        """Whether a step may run as strips (split.py): only the compiled engine's."""
+        return self._backend_name == "fast"
 
     @property
     def ball_toi(self):
@@ -363,7 +368,7 @@ class Simulation:
             self.time += dt
             self.last_stats = StepStats()
             return self.last_stats
-        if self._backend_name == "fast":
+        if self._splits:
             together = self.step_threads == 2
             raw = split.step(self._backend, w.ball_arrays(), w.wall_arrays(), params, dt,
                              together=together,

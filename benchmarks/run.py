@@ -50,7 +50,7 @@ pymunk ratio, and the scaling target, read the median over the turns of the
 ratio of the two engines' (or sizes') median frame times in that turn; the
 report gives the spread of the turns' ratios too (10th to 90th percentile).
 Contacts per second: abound's resolved contacts per second of
-stepping; pymunk's contact pairs solved per step (sampled after each window)
+stepping; pymunk's contact pairs solved per step (sampled after each turn)
 per second. Energy drift: relative change of the total (kinetic + potential)
 energy over the timed frames. Largest overlap (a fraction of the radius) and
 escaped balls (centre outside the box) are measured after each window, untimed.
@@ -215,6 +215,11 @@ class Side:
         }
 
 
+def turn_ratios(num, den):
+    """Each turn's median frame time of Side num over Side den's."""
+    return [a / b for a, b in zip(num.medians, den.medians)]
+
+
 def invariants(r):
     """'ok' or what abound violated."""
     bad = []
@@ -274,7 +279,7 @@ def bench_case(scene, n, opts, log):
             done += chunk
         frames.append(done)
     if partner is not None:
-        ratios = [a / b for a, b in zip(sides["abound"].medians, partner.medians)]
+        ratios = turn_ratios(sides["abound"], partner)
         case["partner"] = {"balls": BASE_N, "ms_median": partner.result()["ms_median"],
                            "ratio": statistics.median(ratios), "turns": len(ratios)}
     case["frames"] = frames
@@ -285,7 +290,7 @@ def bench_case(scene, n, opts, log):
         case[name] = side.result()
     case["invariants"] = invariants(case["abound"])
     if "pymunk" in case:
-        ratios = [p / a for a, p in zip(sides["abound"].medians, sides["pymunk"].medians)]
+        ratios = turn_ratios(sides["pymunk"], sides["abound"])
         case["ratio"] = statistics.median(ratios)  # (what the targets read)
         case["ratio_spread"] = [float(np.percentile(ratios, q)) for q in (10, 90)]
     return case
