@@ -258,6 +258,22 @@ class Simulation:
         w = self._world
         return w.wall_e[BOX_WALLS:w.nwalls].copy()
 
+    @property
+    def box_impulses(self):
+        """The normal impulse each box side has given the balls in their
+        bounces since the simulation was made, (4,) float64 in mass x px/s:
+        left, right, bottom, top (a copy). Divided by a side's length and the
+        time it is the pressure on it. Balls resting or sliding on a side push
+        on it without bouncing: that weight is not in it. The exact backends
+        count it; under pymunk it stays as it was."""
+        return self._world.wall_impulse[:BOX_WALLS].copy()
+
+    @property
+    def wall_impulses(self):
+        """The same for the interior segments, (M,) float64 (see box_impulses), in the order of walls."""
+        w = self._world
+        return w.wall_impulse[BOX_WALLS:w.nwalls].copy()
+
     # -- building --------------------------------------------------------------
     def add_ball(self, x, y, vx=0.0, vy=0.0, radius=10.0, mass=None, restitution=1.0,
                  pinned=False, color=None):

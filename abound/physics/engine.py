@@ -713,7 +713,7 @@ def predict_walls(B, W, H, i, t, h, box):
     them for most balls, are ruled out with a comparison or two."""
     pos, vel, acc, radius, mode, count, sup_kind, sup_idx = B[0], B[1], B[2], B[4], B[7], B[8], B[9], B[10]
     key = B[14]
-    wp0, wp1, wn, wt, wlen, wc, we, wkind = W
+    wp0, wp1, wn, wt, wlen, wc, we, wkind, wimpulse = W
     r = radius[i]
     touch = TOUCH_REL * r
     px, py, vx, vy, ax, ay = pos[i, 0], pos[i, 1], vel[i, 0], vel[i, 1], acc[i, 0], acc[i, 1]
@@ -985,7 +985,7 @@ def fixed_contacts(B, W, G, i, normals, cand):
     walls, segment ends, pinned and sleeping balls, within SLEEP_TOUCH x radius -
     into normals; returns how many (at most len(normals))."""
     pos, radius, mode = B[0], B[4], B[7]
-    wp0, wp1, wn, wt, wlen, wc, we, wkind = W
+    wp0, wp1, wn, wt, wlen, wc, we, wkind, wimpulse = W
     r = radius[i]
     tol = SLEEP_TOUCH * r
     px, py = pos[i, 0], pos[i, 1]
@@ -1158,11 +1158,13 @@ def contact_restitution(e1, e2, params, approach):
 
 
 @inlined
-def resolve_wall(B, W, G, i, code, t, params, tlast, normals, cand):
+def resolve_wall(B, W, G, i, code, t, params, tlast, normals, cand, counted):
     """Ball i meets wall code // 3 (part 0: face, 1: end p0, 2: end p1);
-    returns whether it bounced off elastically (see resolve_pair)."""
-    pos, vel, rest = B[0], B[1], B[6]
-    wp0, wp1, wn, wt, wlen, wc, we, wkind = W
+    returns whether it bounced off elastically (see resolve_pair). With
+    counted, the bounce's impulse goes on the wall's tally (W[8]; a split
+    step counts each event once, in the strip that owns the ball)."""
+    pos, vel, rest, inv_mass = B[0], B[1], B[6], B[5]
+    wp0, wp1, wn, wt, wlen, wc, we, wkind, wimpulse = W
     gx, gy, rest_speed = params[P_GX], params[P_GY], params[P_REST_SPEED]
     w = code // 3
     part = code - 3 * w
@@ -1191,6 +1193,8 @@ def resolve_wall(B, W, G, i, code, t, params, tlast, normals, cand):
         J = normal_impulse(vn, 0.0, 1.0, e)  # the wall is infinitely heavy
         vel[i, 0] += J * nx
         vel[i, 1] += J * ny
+        if counted:  # (J is the change of velocity: times the mass; a moving ball's is finite)
+            wimpulse[w] += J / inv_mass[i]
     tlast[i] = t
     after_contact(B, W, G, i, True, nx, ny, skind, sidx, cx, cy, cr, gx, gy, rest_speed,
                   normals, cand)
@@ -1708,7 +1712,7 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own):
             rapid_a = t - tlast[a] < TC_TIME
             rapid_b = kind == EV_BALL and t - tlast[b] < TC_TIME
             if kind == EV_WALL:
-                elastic = resolve_wall(B, W, G, a, b, t, params, tlast, normals, cand)
+                elastic = resolve_wall(B, W, G, a, b, t, params, tlast, normals, cand, mine)
                 if mine:
                     stats[S_WALL] += 1
                 todo[0] = a
@@ -1862,7 +1866,7 @@ def push_off_segments(B, W):
     its centre is on (a centre on the segment goes to the normal's side);
     returns the largest overlap / radius found."""
     pos, radius, mode = B[0], B[4], B[7]
-    wp0, wp1, wn, wt, wlen, wc, we, wkind = W
+    wp0, wp1, wn, wt, wlen, wc, we, wkind, wimpulse = W
     worst = 0.0
     for i in range(len(radius)):
         if mode[i] == PINNED:

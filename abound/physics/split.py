@@ -60,12 +60,13 @@ trajectory count alike, by chance.)
 The strips run the same code as the whole step, on the same tie keys, the
 same number of parts, and so resolve each contact with the same arithmetic:
 a split step gives the whole step's result bit for bit (tests check it).
-Events, contacts and freezes are counted by the strip that keeps the event's
-first ball. A strip that hits a budget, strips that together resolve the
-whole step's event budget or examine half its work budget (the work of the
-strips is not the whole step's: a step near that budget runs whole, so that
-the budget stops it where it stops the whole step), or a ball sliding on a
-ball some strip that runs it leaves out, make the step run whole.
+Events, contacts, freezes and the walls' impulses are counted by the strip
+that keeps the event's first ball. A strip that hits a budget, strips that
+together resolve the whole step's event budget or examine half its work
+budget (the work of the strips is not the whole step's: a step near that
+budget runs whole, so that the budget stops it where it stops the whole
+step), or a ball sliding on a ball some strip that runs it leaves out, make
+the step run whole.
 
 It pays off when the bands are narrow beside the strips: a crowded scene of
 moving balls that each cross a small part of the box in one step. In a
@@ -299,7 +300,7 @@ def step(engine, B, W, params, dt, together=True, min_moving=MIN_MOVING, backoff
         stats = np.zeros(engine.N_STATS + 16, dtype=np.int64)[8:8 + engine.N_STATS]
         events = np.zeros(m, dtype=np.int64)
         engine.run_parts(P, walls, par, dt, k, stats, events, engine.event_budget(m), keep)
-        return P, events, stats, keep
+        return P, events, stats, keep, walls
 
     def run_all(strips):
         start = time.perf_counter()
@@ -328,7 +329,7 @@ def step(engine, B, W, params, dt, together=True, min_moving=MIN_MOVING, backoff
         balance.ran(time_l, time_r)
 
     def scatter(strips):  # (each strip writes only the balls it keeps: no two write one ball)
-        for P, _, _, keep in strips:
+        for P, _, _, keep, _ in strips:
             engine.scatter(P, B, keep)
 
     if together:
@@ -337,6 +338,8 @@ def step(engine, B, W, params, dt, together=True, min_moving=MIN_MOVING, backoff
         later.result()
     else:
         scatter(runs)
+    # the walls' impulses: each strip tallied the bounces of the balls it keeps
+    W[8][:] += sum(r[4][8] - W[8] for r in runs)
     stats[engine.S_ALL] = stats[engine.S_EVENTS]
     return stats
 
@@ -346,7 +349,7 @@ def agree(engine, runs, x, cuts, w_in, margin):
     above) at every cut. runs: each strip's (working copy after the step,
     events per ball, ...); x: the balls' coordinates at the start; margin px."""
     for c, cut in enumerate(cuts):
-        (PL, events_l, _, _), (PR, events_r, _, _) = runs[c], runs[c + 1]
+        (PL, events_l, *_), (PR, events_r, *_) = runs[c], runs[c + 1]
         if not engine.inner_bands_agree(PL, PR, events_l, events_r, x, cut - w_in, cut + w_in):
             return False
     slots = engine.WATCH_SLOTS  # (slots: engine.strip_members)

@@ -34,7 +34,8 @@ class World:
       sliding ball slides on (see engine).
     Walls: wall_p0/wall_p1 (M,2), wall_n (M,2) unit normal, wall_t (M,2) unit
       tangent, wall_len (M,), wall_c (M,) = n . p0, wall_e (M,) restitution,
-      wall_kind (M,) int8.
+      wall_kind (M,) int8, wall_impulse (M,) mass px/s: the normal impulse
+      the wall has given balls in their bounces so far (the engine adds to it).
     """
 
     BALL_FLOAT2 = ("pos", "vel", "acc", "sup_n", "sup_c")
@@ -124,7 +125,7 @@ class World:
     # -- walls -------------------------------------------------------------
     def _alloc_walls(self, cap):
         names2 = ("wall_p0", "wall_p1", "wall_n", "wall_t")
-        names1 = ("wall_len", "wall_c", "wall_e")
+        names1 = ("wall_len", "wall_c", "wall_e", "wall_impulse")
         m = self.nwalls
         for name in names2:
             arr = np.zeros((cap, 2))
@@ -193,4 +194,5 @@ class World:
     def wall_arrays(self):
         m = self.nwalls
         return (self.wall_p0[:m], self.wall_p1[:m], self.wall_n[:m], self.wall_t[:m],
-                self.wall_len[:m], self.wall_c[:m], self.wall_e[:m], self.wall_kind[:m])
+                self.wall_len[:m], self.wall_c[:m], self.wall_e[:m], self.wall_kind[:m],
+                self.wall_impulse[:m])
