@@ -89,6 +89,7 @@ def main(argv=None):
     """Run the ``abound`` command; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     from abound.errors import SceneError
+    from abound.cli.outputs import OutputError
     try:
         parser, module, problem = build_parser(argv)
         if problem is not None:
@@ -101,7 +102,7 @@ def main(argv=None):
     except SystemExit as exc:  # argparse: --help (0) and usage errors (2)
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else _fail(code))
-    except SceneError as exc:
+    except (SceneError, OutputError) as exc:
         return _fail(exc)
     except BrokenPipeError:  # e.g. `abound bench | head -3`: the reader left, not an error
         import os

@@ -6,12 +6,11 @@ the state the demo drew in its k-th frame, at the recorded window's size. PNGs a
 is needed (EGL, else Xvfb); see :mod:`abound.capture`.
 """
 import os
-import shutil
-import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from abound.cli.args import count, image_size
+from abound.cli.outputs import FRAME_NAME, VideoWriter, add_force, check_file, check_frames_dir
 
 
 def add_arguments(parser):
@@ -31,6 +30,7 @@ def add_arguments(parser):
     parser.add_argument("--balls", type=count(1), metavar="N", help="total number of random ([[spawn]]) balls")
     parser.add_argument("--gif", metavar="FILE", help="also write an animated GIF (Pillow)")
     parser.add_argument("--mp4", metavar="FILE", help="also write an MP4 video (needs ffmpeg on the PATH)")
+    add_force(parser, "the --gif and --mp4 files and the frames in --out")
 
 
 class _Progress:
@@ -60,24 +60,19 @@ def _save_png(frame, path):
     Image.fromarray(frame, "RGBA").save(path, compress_level=1)
 
 
-def _ffmpeg_writer(path, size, fps):
-    w, h = size
-    cmd = [shutil.which("ffmpeg"), "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgba",
-           "-s", f"{w}x{h}", "-r", f"{fps:.6g}", "-i", "-",
-           "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-c:v", "libx264", "-pix_fmt", "yuv420p", str(path)]
-    return subprocess.Popen(cmd, stdin=subprocess.PIPE)
-
-
 def run(args):
     from abound.capture import FrameCapture, stepped_frames
     from abound.render.style import RenderError
     if not (args.out or args.gif or args.mp4):
         print("abound: error: say where the frames go: --out DIR, --gif FILE and/or --mp4 FILE", file=sys.stderr)
         return 2
-    if args.mp4 and shutil.which("ffmpeg") is None:
-        print("abound: error: --mp4 needs ffmpeg on the PATH (Debian/Ubuntu: apt-get install ffmpeg); "
-              "use --out or --gif without it", file=sys.stderr)
-        return 2
+    # before the run: a bad place or format is refused now, not after the frames are made
+    if args.out:
+        check_frames_dir(args.out, "--out", args.force)
+    if args.gif:
+        check_file(args.gif, "--gif", (".gif",), args.force)
+    if args.mp4:
+        check_file(args.mp4, "--mp4", (".mp4",), args.force)
     if args.replay:
         return _run_replay(args)
     from abound import Simulation
@@ -137,40 +132,29 @@ def _wrote(args):
 
 
 def _write(frames, args, fps):
-    """Write the frames (an iterator of RGBA arrays) to --out, --gif and --mp4; returns the exit status."""
+    """Write the frames (an iterator of RGBA arrays) to --out, --gif and --mp4; returns the exit
+    status (a file that could not be written whole raises OutputError)."""
     out = Path(args.out) if args.out else None
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-    gif_frames = [] if args.gif else None
-    video = _ffmpeg_writer(args.mp4, args.size, fps) if args.mp4 else None
+    videos = [VideoWriter(path, option, fps) for option, path in (("--gif", args.gif), ("--mp4", args.mp4)) if path]
     progress = _Progress(args.frames)
     pool = ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1)))
     pending = []
     try:
         for k, frame in enumerate(frames):
             if out is not None:
-                pending.append(pool.submit(_save_png, frame, out / f"frame_{k:05d}.png"))
+                pending.append(pool.submit(_save_png, frame, out / FRAME_NAME.format(k)))
                 if len(pending) > 16:  # bound the memory held by queued frames
                     pending.pop(0).result()
-            if gif_frames is not None:
-                gif_frames.append(frame)
-            if video is not None:
-                video.stdin.write(frame.tobytes())
+            for video in videos:
+                video.add(frame)
             progress.update(k + 1)
         for f in pending:
             f.result()
     finally:
         progress.close()
         pool.shutdown(wait=True)
-        if video is not None:
-            video.stdin.close()
-            video.wait()
-    if gif_frames:
-        from PIL import Image
-        images = [Image.fromarray(f[..., :3]) for f in gif_frames]
-        images[0].save(args.gif, save_all=True, append_images=images[1:], loop=0,
-                       duration=max(20, int(round(1000.0 / fps))), optimize=False)
-    if video is not None and video.returncode != 0:
-        print(f"abound: error: ffmpeg failed writing {args.mp4} (status {video.returncode})", file=sys.stderr)
-        return 2
+    for video in videos:
+        video.close()
     return 0

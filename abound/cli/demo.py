@@ -25,6 +25,7 @@ import numpy as np
 
 from abound.control import BACKENDS, GRAVITY_FACTOR, TILT_DEGREES, Controller
 from abound.cli.args import count, image_size
+from abound.cli.outputs import VIDEO, VideoWriter, add_force, check_file
 
 MAX_STEPS_PER_FRAME = 4
 FLING_GAIN = 4.0       # velocity (px/s) per pixel of drag
@@ -42,6 +43,7 @@ def add_arguments(parser):
                         help="record the run (scene, seed and your inputs) to a replay log for 'abound replay'")
     parser.add_argument("--video", metavar="FILE",
                         help="record the window's frames to a video (.mp4, needs ffmpeg) or a .gif")
+    add_force(parser, "the --record and --video files")
     parser.add_argument("--headless", action="store_true",
                         help="draw offscreen (EGL) with no display, e.g. with --frames for a smoke test")
 
@@ -70,12 +72,8 @@ class DemoApp:
         if replay is not None:
             size = replay.log.window
         w, h = size or (int(round(sim.width)), int(round(sim.height)))
-        if video and video.lower().endswith(".mp4"):
-            import shutil
-            if shutil.which("ffmpeg") is None:
-                from abound.render.style import RenderError
-                raise RenderError("--video to .mp4 needs ffmpeg on the PATH (apt-get install ffmpeg); "
-                                  "use a .gif file name instead")
+        if video:
+            check_file(video, "--video", VIDEO, force=True)  # the format (and ffmpeg) before a window opens
         self.window = make_window(w, h, visible=visible, resizable=True, vsync=vsync,
                                   caption="abound", headless=headless)
         import pyglet
@@ -97,10 +95,8 @@ class DemoApp:
         self._hud = pyglet.text.Label("", x=8, y=h - 8, anchor_y="top", multiline=True, width=520,
                                       font_size=11, color=(235, 235, 235, 255))
         self._hud_bg = None
-        self._video = None  # the ffmpeg process writing an .mp4
         self._target = None  # the Offscreen framebuffer frames are drawn into
-        self._video_path = video
-        self._video_frames = []
+        self._video = VideoWriter(video, "--video", 60.0) if video else None
         self.recorder = None
         if record:
             from abound.replay import ReplayWriter
@@ -226,8 +222,8 @@ class DemoApp:
         if now - self._fps_t0 >= 0.5:
             self.stats["fps"] = self._fps_frames / (now - self._fps_t0)
             self._fps_frames, self._fps_t0 = 0, now
-        if self._video_path:
-            self._record_video(self.read_frame())
+        if self._video is not None:
+            self._video.add(self.read_frame())
         if self.max_frames is not None and self.frames >= self.max_frames and not self.closing:
             self.quit()
         return True
@@ -251,33 +247,13 @@ class DemoApp:
         print(f"saved {path}", file=sys.stderr)
         return path
 
-    def _record_video(self, frame):
-        path = self._video_path
-        if path.lower().endswith(".mp4"):
-            if self._video is None:
-                from abound.cli.capture import _ffmpeg_writer
-                self._video = (_ffmpeg_writer(path, (frame.shape[1], frame.shape[0]), 60.0), frame.shape)
-            proc, shape = self._video
-            if frame.shape == shape:  # a resized window: keep the first size
-                proc.stdin.write(frame.tobytes())
-        else:
-            self._video_frames.append(frame[..., :3].copy())
-
     def _finish_recording(self):
         if self.recorder is not None:
             self.recorder.close(self.sim, self.control.steps)
             self.recorder = None
         if self._video is not None:
-            proc = self._video[0]
-            proc.stdin.close()
-            proc.wait()
-            self._video = None
-        elif self._video_frames:
-            from PIL import Image
-            shape = self._video_frames[0].shape
-            imgs = [Image.fromarray(f) for f in self._video_frames if f.shape == shape]
-            imgs[0].save(self._video_path, save_all=True, append_images=imgs[1:], loop=0, duration=20)
-            self._video_frames = []
+            video, self._video = self._video, None
+            video.close()  # OutputError if the file could not be written
 
     # -- window events -----------------------------------------------------------------
     def on_resize(self, width, height):
@@ -431,6 +407,11 @@ def _transform(sim, fw, fh):
 def run(args):
     from abound import Simulation
     from abound.render.style import RenderError
+    # before the run: a bad place or format is refused now, not after the window closes
+    if args.record:
+        check_file(args.record, "--record", force=args.force)
+    if args.video:
+        check_file(args.video, "--video", VIDEO, args.force)
     sim = Simulation.from_config(args.scene, seed=args.seed, backend=args.backend, balls=args.balls)
     headless = True if args.headless else None
     source = {"scene": args.scene, "seed": args.seed, "balls": args.balls, "backend": args.backend}
