@@ -152,7 +152,7 @@ def test_no_opengl_33_is_one_line_and_status_2(monkeypatch, capsys, tmp_path):
     def no_gl(*a, **k):
         raise RenderError("OpenGL 3.3 is needed, this machine offers 2.1 Mesa (softpipe); update the driver")
     monkeypatch.setattr("abound.render.context.make_window", no_gl)
-    assert main(["demo", "drop", "--frames", "1"]) == 2
+    assert main(["demo", "drop", "--frames", "1", "--headless"]) == 2  # (no display: --headless)
     err = capsys.readouterr().err.strip()
     assert err.startswith("abound: error: OpenGL 3.3 is needed") and "\n" not in err
 

@@ -3,7 +3,7 @@
 Frame k is the scene after ``k * every`` steps of its fixed dt (frame 0: as
 built). With ``--replay FILE`` (a log of ``abound demo --record``) frame k is
 the state the demo drew in its k-th frame, at the recorded window's size. PNGs are written by worker threads, off the render loop. No display
-is needed (EGL, else Xvfb); see :mod:`abound.capture`.
+is needed (EGL, else Xvfb, which it says it starts); see :mod:`abound.capture`.
 """
 import os
 import sys
@@ -131,6 +131,14 @@ def _wrote(args):
     return ", ".join(wrote)
 
 
+def _say_how_it_draws():
+    """A private Xvfb (no EGL) is never started silently."""
+    from abound.cli.display import private_xvfb_note
+    note = private_xvfb_note()
+    if note:
+        print(note, file=sys.stderr)
+
+
 def _write(frames, args, fps):
     """Write the frames (an iterator of RGBA arrays) to --out, --gif and --mp4; returns the exit
     status (a file that could not be written whole raises OutputError)."""
@@ -149,6 +157,8 @@ def _write(frames, args, fps):
                     pending.pop(0).result()
             for video in videos:
                 video.add(frame)
+            if k == 0:
+                _say_how_it_draws()
             progress.update(k + 1)
         for f in pending:
             f.result()

@@ -63,8 +63,10 @@ class DemoApp:
 
     def __init__(self, sim=None, size=None, *, headless=None, visible=True, vsync=True, frames=None,
                  record=None, source=None, video=None, replay=None, screenshot_dir="."):
+        from abound.cli.display import require_display
         from abound.render.context import make_window
         from abound.render.style import RenderStyle
+        require_display(headless)  # a window nobody can see would run for ever
         self.replay = replay
         self.headless = bool(headless)
         self.control = replay.control if replay is not None else Controller(sim)
