@@ -32,3 +32,35 @@ def read_user_file(path, name, kind, error=SceneError, max_bytes=None):
         raise error(f"{name}: is a directory, not a {kind}") from None
     except OSError as exc:
         raise error(f"{name}: cannot read: {exc.strerror or exc}") from None
+
+
+MAX_NESTING = 16  # levels of tables and arrays within each other; a scene needs 4, a replay line 5
+
+
+def too_deep(obj, limit=MAX_NESTING):
+    """The keys and indices down to the first table or array nested more than ``limit``
+    levels deep in ``obj`` (dicts and lists, as parsed TOML or JSON), else None.
+    Iterative: deeper input cannot exhaust the stack here (copy.deepcopy and
+    the checks after it would)."""
+    stack = [(obj, ())]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            items = node.items()
+        elif isinstance(node, list):
+            items = enumerate(node)
+        else:
+            continue
+        if len(path) >= limit:
+            return path
+        stack.extend((v, path + (k,)) for k, v in items)
+    return None
+
+
+def show_path(path, keep=4):
+    """('world', 'gravity', 0, 0, ...) as ``world.gravity[0][0]...`` (the first ``keep`` steps)."""
+    text = ""
+    for k in path[:keep]:
+        name = str(k) if len(str(k)) <= 20 else str(k)[:20] + "..."  # a long key is cut too
+        text += f"[{name}]" if isinstance(k, int) else (f".{name}" if text else name)
+    return text + ("..." if len(path) > keep else "")

@@ -23,11 +23,18 @@ drawn frame at a time. GL-free.
 import json
 import math
 
-from abound.control import ACTIONS, BACKENDS, BALL_TOI, Controller, state_digest
-from abound.errors import SceneError, read_user_file
+from abound.control import ACTIONS, ADD_RADIUS, BACKENDS, BALL_TOI, Controller, state_digest
+from abound.errors import MAX_NESTING, SceneError, read_user_file, show_path, too_deep
 
 FORMAT = 1
 MAGIC = "abound_replay"
+
+# Bounds on what a log can ask for (a crafted log must not run for ever or eat the memory).
+MAX_LOG_BYTES = 256 << 20     # a day of 60 fps demo takes about 150 MB
+MAX_FRAME_STEPS = 1000        # steps between two drawn frames: the demo takes at most 4, plus single steps
+MAX_TOTAL_STEPS = 50_000_000  # about 9 days of 60 steps a second
+MAX_WINDOW = 16384            # px, a side of the window or the box (as abound's --size)
+MAX_VALUE = 1e9               # the size of any number in an action (as in a scene)
 
 
 class ReplayError(ValueError):
@@ -87,15 +94,22 @@ class ReplayWriter:
 # -- reading ---------------------------------------------------------------------------
 def _lines(path, name):
     """(line number, object) for each line of the log, or a one-line ReplayError."""
-    data = read_user_file(path, name, "replay log", ReplayError)
+    data = read_user_file(path, name, "replay log", ReplayError, max_bytes=MAX_LOG_BYTES)
     for no, raw in enumerate(data.splitlines(keepends=True), 1):
         try:
             obj = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+        except RecursionError:
+            obj = None
         except (UnicodeDecodeError, ValueError):
             if no == 1:
                 raise ReplayError(f"{name}: not an abound replay log (line 1 is not a JSON object)") from None
             cut = "" if raw.endswith(b"\n") else " (the file is cut short)"
             raise ReplayError(f"{name}: line {no}: not valid JSON{cut}") from None
+        deep = too_deep(obj) if obj is not None else ()
+        if deep is not None:
+            at = f" at {show_path(deep)}" if deep else ""
+            raise ReplayError(f"{name}: line {no}: JSON nested too deeply{at} "
+                              f"(more than {MAX_NESTING} levels of objects and arrays within each other)")
         if not isinstance(obj, dict):
             raise ReplayError(f"{name}: line {no}: not a JSON object")
         yield no, obj
@@ -103,6 +117,12 @@ def _lines(path, name):
 
 def _no_constant(text):
     raise ValueError(f"{text} is not a number here")
+
+
+def _show(v, limit=60):
+    """A value as a message quotes it: its repr, cut short (a log line can be long)."""
+    text = repr(v)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _is_int(v):
@@ -113,15 +133,15 @@ def _is_num(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def _check_action(obj, where):
-    """The reason ``obj`` is not a well-formed action, or None."""
+def _check_action(obj, box):
+    """The reason ``obj`` is not a well-formed action in a box of size ``box`` (w, h), or None."""
     kind = obj.get("do")
     if kind not in ACTIONS:
-        return f"unknown action {kind!r}"
+        return f"unknown action {_show(kind)}"
     fields = ACTIONS[kind]
     extra = set(obj) - set(fields) - {"do", "step"}
     if extra:
-        return f"action {kind!r} has unknown field(s) {', '.join(sorted(extra))}"
+        return f"action {kind!r} has unknown field(s) {_show(', '.join(sorted(extra)))}"
     for key, want in fields.items():
         if key not in obj:
             return f"action {kind!r} lacks {key!r}"
@@ -131,17 +151,20 @@ def _check_action(obj, where):
         elif want is int:
             ok = _is_int(v) and v >= 0
         elif want is float:
-            ok = _is_num(v)
+            ok = _is_num(v) and abs(v) <= MAX_VALUE
         elif want == "vec2":
-            ok = isinstance(v, list) and len(v) == 2 and all(_is_num(c) for c in v)
+            ok = isinstance(v, list) and len(v) == 2 and all(_is_num(c) and abs(c) <= MAX_VALUE for c in v)
         else:
             ok = v in want
         if not ok:
-            return f"action {kind!r}: bad {key} {v!r}"
-    if kind == "add" and not obj["radius"] > 0:
-        return "action 'add': the radius must be positive"
-    if kind == "resize" and not (obj["width"] > 0 and obj["height"] > 0):
-        return "action 'resize': the size must be positive"
+            numbers = f" (numbers at most {MAX_VALUE:g} in size)" if want in (float, "vec2") else ""
+            return f"action {kind!r}: bad {key} {_show(v)}{numbers}"
+    # the demo adds balls of ADD_RADIUS, whatever the box; nothing larger than the box
+    largest = max(ADD_RADIUS[1], min(box) / 2)
+    if kind == "add" and not 0 < obj["radius"] <= largest:
+        return f"action 'add': the radius must be in (0, {largest:g}] in a {box[0]:g}x{box[1]:g} box, not {_show(obj['radius'])}"
+    if kind == "resize" and not all(1 <= obj[k] <= MAX_WINDOW for k in ("width", "height")):
+        return f"action 'resize': the size must be between 1 and {MAX_WINDOW} px, not {_show(obj['width'])}x{_show(obj['height'])}"
     return None
 
 
@@ -189,31 +212,36 @@ def read_replay(path):
     if MAGIC not in header:
         raise ReplayError(f"{name}: not an abound replay log (no '{MAGIC}' header)")
     if header[MAGIC] != FORMAT:
-        raise ReplayError(f"{name}: replay format {header[MAGIC]!r}, this abound reads format {FORMAT}")
+        raise ReplayError(f"{name}: replay format {_show(header[MAGIC])}, this abound reads format {FORMAT}")
     problem = _check_header(header)
     if problem:
         raise ReplayError(f"{name}: line 1: {problem}")
     steps = frame_start = frames = 0
+    box = _box(header)
     end = None
     for no, obj in lines:
         where = f"{name}: line {no}"
         if end is not None:
             raise ReplayError(f"{where}: data after the end record")
         if "do" in obj:
-            problem = _check_action(obj, where)
+            problem = _check_action(obj, box)
             if problem:
                 raise ReplayError(f"{where}: {problem}")
             n = obj.get("step")
             if not _is_int(n) or n < steps:
-                raise ReplayError(f"{where}: the step stamp must be an integer >= {steps}, not {n!r}")
+                raise ReplayError(f"{where}: the step stamp must be an integer >= {steps}, not {_show(n)}")
+            _check_steps(where, n - frame_start, n)
             steps = n + (obj["do"] == "step")
+            if obj["do"] == "resize":
+                box = (obj["width"], obj["height"])
         elif "frame" in obj:
             s = obj.get("steps")
             if obj["frame"] != frames or set(obj) != {"frame", "steps"}:
                 raise ReplayError(f"{where}: expected the record of frame {frames}")
             if not _is_int(s) or frame_start + s < steps:
-                raise ReplayError(f"{where}: frame {frames} cannot have taken {s!r} steps "
+                raise ReplayError(f"{where}: frame {frames} cannot have taken {_show(s)} steps "
                                   f"(its inputs came after {steps - frame_start})")
+            _check_steps(where, s, frame_start + s)
             steps = frame_start = frame_start + s
             frames += 1
         elif obj.get("end") is True:
@@ -228,18 +256,35 @@ def read_replay(path):
     return ReplayLog(name, header, frames, steps, end["state"])
 
 
+def _check_steps(where, since_frame, total):
+    """A log asks for at most MAX_FRAME_STEPS steps between two frames and MAX_TOTAL_STEPS in all."""
+    if since_frame > MAX_FRAME_STEPS:
+        raise ReplayError(f"{where}: {since_frame} physics steps in one frame, at most {MAX_FRAME_STEPS}")
+    if total > MAX_TOTAL_STEPS:
+        raise ReplayError(f"{where}: {total} physics steps in all, at most {MAX_TOTAL_STEPS}")
+
+
+def _box(header):
+    """The recorded scene's box (w, h) before the first resize (the largest, if the scene does not say)."""
+    world = header["scene"].get("world")
+    size = [world.get(k) for k in ("width", "height")] if isinstance(world, dict) else []
+    if len(size) == 2 and all(_is_num(v) and v > 0 for v in size):
+        return tuple(size)
+    return (MAX_WINDOW, MAX_WINDOW)  # the scene's defaults; building it says what is wrong
+
+
 def _check_header(h):
     if not isinstance(h.get("scene"), dict):
         return "no scene"
     if h.get("backend") not in BACKENDS:
-        return f"bad backend {h.get('backend')!r}"
+        return f"bad backend {_show(h.get('backend'))}"
     if h.get("ball_toi") not in BALL_TOI:
-        return f"bad ball_toi {h.get('ball_toi')!r}"
+        return f"bad ball_toi {_show(h.get('ball_toi'))}"
     if not (_is_num(h.get("dt")) and h["dt"] > 0):
-        return f"bad dt {h.get('dt')!r}"
+        return f"bad dt {_show(h.get('dt'))}"
     w = h.get("window")
-    if not (isinstance(w, list) and len(w) == 2 and all(_is_int(v) and v > 0 for v in w)):
-        return f"bad window size {w!r}"
+    if not (isinstance(w, list) and len(w) == 2 and all(_is_int(v) and 0 < v <= MAX_WINDOW for v in w)):
+        return f"bad window size {_show(w)} (each side 1 to {MAX_WINDOW} px)"
     if not isinstance(h.get("start"), str):
         return "no starting-state digest"
     return None

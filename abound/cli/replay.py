@@ -37,7 +37,7 @@ def run(args):
         return 2
     try:
         app.run()
-    except ReplayError as exc:
+    except (ReplayError, RenderError) as exc:
         print(f"abound: error: {exc}", file=sys.stderr)
         return 2
     if replayer.done and not replayer.matches:

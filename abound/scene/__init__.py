@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from abound.errors import SceneError, read_user_file
+from abound.errors import MAX_NESTING, SceneError, read_user_file, show_path, too_deep
 from abound.scene import schema
 from abound.scene.schema import MAX_BALLS, Ctx, normalize
 
@@ -62,12 +62,42 @@ def read_scene(path, name=None):
     except UnicodeDecodeError as exc:
         raise SceneError(f"{name}: not UTF-8 text (byte {exc.start})") from None
     try:
-        return tomllib.loads(text)
+        raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         msg = " ".join(str(exc).split())
         raise SceneError(f"{name}: TOML syntax error: {msg}") from None
     except RecursionError:
-        raise SceneError(f"{name}: TOML nested too deeply (arrays or tables within each other)") from None
+        raw = None
+    path = too_deep(raw) if raw is not None else ()
+    if path is not None:
+        raise SceneError(f"{name}: line {_deepest_line(text)}: {_nested(path)}")
+    return raw
+
+
+def _nested(path):
+    where = f" at {show_path(path)}" if path else ""
+    return f"TOML nested too deeply{where} (more than {MAX_NESTING} levels of tables and arrays within each other)"
+
+
+def _deepest_line(text):
+    """The line of a TOML text that nests deepest (by its dotted keys and open brackets): a
+    pointer for people, counted roughly (quoted keys with dots count too)."""
+    best, best_no, header, depth = -1, 1, 0, 0
+    for no, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        if depth == 0 and s.startswith("["):
+            header = s.lstrip("[").split("]")[0].count(".") + 1
+            level = header
+        else:
+            key, eq, value = s.partition("=") if depth == 0 else ("", "", s)
+            level = peak = header + key.count(".") + depth
+            for ch in value:
+                depth += (ch in "[{") - (ch in "]}")
+                peak = max(peak, header + key.count(".") + depth)
+            level = peak
+        if level > best:
+            best, best_no = level, no
+    return best_no
 
 
 def load_scene(source=None, *, seed=None, backend=None, balls=None, size=None):
@@ -77,6 +107,10 @@ def load_scene(source=None, *, seed=None, backend=None, balls=None, size=None):
 
 
 def _prepare(raw, name, *, seed, backend, balls, size):
+    path = too_deep(raw)  # a dict from Python or a replay log: before deepcopy recurses
+    if path is not None:
+        raise SceneError(f"{name}: nested too deeply at {show_path(path)} "
+                         f"(more than {MAX_NESTING} levels of tables and arrays within each other)")
     scene = normalize(copy.deepcopy(raw), name)
     ctx = Ctx(name)
     if size is not None:
