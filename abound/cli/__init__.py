@@ -61,6 +61,32 @@ def _chosen(argv):
     return None
 
 
+def _join_dashed_values(parser, name, argv):
+    """``--size -5x5`` as ``--size=-5x5``: argparse takes a value that starts with '-' (and is
+    not a plain negative number) for an option, and says "expected one argument" instead of
+    what is wrong with the value. A word that is an option of the command is left alone."""
+    command = next((a.choices.get(name) for a in parser._actions
+                    if isinstance(a, argparse._SubParsersAction)), None)
+    if command is None:
+        return argv
+    options = {o for a in command._actions for o in a.option_strings}
+    takes_value = {o for a in command._actions if a.option_strings and a.nargs is None for o in a.option_strings}
+    out, i = [], 0
+    while i < len(argv):
+        word = argv[i]
+        if word == "--":
+            return out + argv[i:]
+        nxt = argv[i + 1] if i + 1 < len(argv) else None
+        if (word in takes_value and nxt and nxt.startswith("-") and not nxt.startswith("--")
+                and nxt not in options):
+            out.append(f"{word}={nxt}")
+            i += 2
+            continue
+        out.append(word)
+        i += 1
+    return out
+
+
 def build_parser(argv):
     from abound import __version__
     parser = _Parser(
@@ -94,7 +120,7 @@ def main(argv=None):
         parser, module, problem = build_parser(argv)
         if problem is not None:
             return _fail(problem)
-        args = parser.parse_args(argv)
+        args = parser.parse_args(_join_dashed_values(parser, _chosen(argv), argv))
         if args.command is None:
             parser.print_help(sys.stderr)
             return 2

@@ -40,14 +40,37 @@ def resolve_source(source):
         name = str(source)
         if not name.strip():
             raise SceneError(f"{name!r}: an empty name is not a scene file")
-        if not path.exists() and os.sep not in name and "/" not in name:
-            # a bare name like "galton" or "galton.toml": a shipped scene
+        if not path.is_file() and os.sep not in name and "/" not in name:
+            # a bare name like "galton" or "galton.toml" that is no file here: a shipped scene
+            # (a directory of that name does not hide it)
             try:
-                path = resources.config_path(name)
+                shipped = resources.config_path(name)
             except FileNotFoundError:
-                pass
+                if not path.exists():
+                    _no_such_scene(name)
+            else:
+                if path.exists():
+                    _say(f"abound: note: ./{name} is a directory, not a scene; using the shipped scene {name!r}")
+                path = shipped
         return read_scene(path, name=name), name
     raise SceneError(f"a scene is a path, a dict or None, not {type(source).__name__}")
+
+
+def _no_such_scene(name):
+    """A bare name that is neither a file here nor a shipped scene: a close shipped name, if any."""
+    import difflib
+    from abound import resources
+    stem = name[:-5] if name.endswith(".toml") else name
+    names = resources.config_names()
+    close = difflib.get_close_matches(stem, names, n=1, cutoff=0.75)
+    close = close or [n for n in names if len(stem) >= 3 and n.startswith(stem)][:1]
+    hint = f" - did you mean {close[0]!r}?" if close else ""
+    raise SceneError(f"{name}: no such file, nor a shipped scene{hint}")
+
+
+def _say(line):
+    import sys
+    print(line, file=sys.stderr)
 
 
 MAX_SCENE_BYTES = 64 << 20  # a scene of 200,000 explicit balls takes about 20 MB
@@ -61,6 +84,8 @@ def read_scene(path, name=None):
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SceneError(f"{name}: not UTF-8 text (byte {exc.start})") from None
+    if text.startswith("\ufeff"):  # a byte order mark, as some editors write it
+        text = text[1:]
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
