@@ -82,6 +82,11 @@ class ReplayWriter:
         self._last_frame_step = steps
         self.frames += 1
 
+    @property
+    def steps_shown(self):
+        """The physics steps taken up to the last frame recorded (a step after it is in no frame)."""
+        return self._last_frame_step
+
     def close(self, sim, steps):
         """Finish the log: the counts and the final state's digest."""
         if self._file is None:

@@ -18,7 +18,10 @@ add / remove a ball, left-drag fling a new ball, right-click pin / unpin the
 ball under the cursor, H heads-up display, F fullscreen, S save a PNG
 screenshot, Esc or Q quit.
 """
+import contextlib
+import signal
 import sys
+import threading
 import time
 
 import numpy as np
@@ -86,6 +89,7 @@ class DemoApp:
         self.show_hud = self.style.hud
         self.max_frames = frames
         self.closing = False
+        self.stopped_by = None  # the signal (Ctrl-C: SIGINT) that ended the run, if one did
         self._running = False
         self.frames = 0
         self.screenshot_dir = screenshot_dir
@@ -126,8 +130,9 @@ class DemoApp:
 
     # -- simulation clock --------------------------------------------------------------
     def tick(self, elapsed):
-        """Advance the physics by ``elapsed`` seconds of real time in fixed steps (capped)."""
-        if self.paused or self.replay is not None:
+        """Advance the physics by ``elapsed`` seconds of real time in fixed steps (capped);
+        none once quitting (a step no frame shows would be missing from a replay log)."""
+        if self.paused or self.replay is not None or self.closing:
             return 0
         dt = self.sim.dt
         self.accumulator += elapsed
@@ -206,6 +211,12 @@ class DemoApp:
         self._hud.draw()
 
     def on_draw(self):
+        if self.closing:  # the loop may draw again before it ends: a frame after the quit
+            return True   # would be in the video and the log but not on the screen
+        return self._frame()
+
+    def _frame(self):
+        """Draw a frame and account for it (the replay log, the video, --frames)."""
         self.window.switch_to()
         if self.replay is not None:
             t0 = time.perf_counter()
@@ -384,9 +395,15 @@ class DemoApp:
     def close(self):
         if self.window is None:
             return
-        self._finish_recording()
-        self.window.close()
-        self.window = None
+        try:
+            if self.recorder is not None and self.recorder.steps_shown != self.control.steps:
+                # steps were taken after the last drawn frame (the quit came between a tick and
+                # its frame): draw their frame, so that the log's frames hold every step
+                self._frame()
+        finally:
+            self._finish_recording()
+            self.window.close()
+            self.window = None
 
     def run(self):
         """The event loop (until the window closes or --frames is reached)."""
@@ -394,11 +411,38 @@ class DemoApp:
         pyglet.clock.schedule(self.tick)
         self._running = True
         try:
-            pyglet.app.run(1 / 60.0)
+            with _signals_quit(self):
+                pyglet.app.run(1 / 60.0)
         finally:
             self._running = False
             pyglet.clock.unschedule(self.tick)
             self.close()
+
+
+@contextlib.contextmanager
+def _signals_quit(app):
+    """Ctrl-C (SIGINT) and SIGTERM quit ``app`` as Esc does, between two events: a
+    KeyboardInterrupt in the middle of a step or a frame would leave a replay log
+    that no longer matches the state. A second signal while quitting stops at once."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {}
+
+    def handler(signum, frame):
+        if app.closing:
+            signal.signal(signum, previous[signum])
+            raise KeyboardInterrupt
+        app.stopped_by = signum
+        app.quit()
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        previous[signum] = signal.signal(signum, handler)
+    try:
+        yield
+    finally:
+        for signum, old in previous.items():
+            signal.signal(signum, old)
 
 
 def _transform(sim, fw, fh):
@@ -424,4 +468,9 @@ def run(args):
         print(f"abound: error: {exc}", file=sys.stderr)
         return 2
     app.run()
-    return 0
+    return exit_status(app)
+
+
+def exit_status(app):
+    """0, or 128 + the signal number when a signal (Ctrl-C: 130) ended the run, as a shell expects."""
+    return 128 + app.stopped_by if app.stopped_by else 0

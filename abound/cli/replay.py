@@ -29,7 +29,7 @@ def run(args):
     except ReplayError as exc:
         print(f"abound: error: {exc}", file=sys.stderr)
         return 2
-    from abound.cli.demo import DemoApp
+    from abound.cli.demo import DemoApp, exit_status
     try:
         app = DemoApp(replay=replayer, headless=True if args.headless else None, frames=args.frames)
     except RenderError as exc:
@@ -44,4 +44,4 @@ def run(args):
         print(f"abound: warning: {args.file}: the replay's final state differs from the recorded one "
               f"(another machine or abound version?)", file=sys.stderr)
         return 1
-    return 0
+    return exit_status(app)
