@@ -58,6 +58,39 @@ def _x_errors(x_display, errors):
         xlib.XSetErrorHandler(previous)
 
 
+def _attributes(xlib, x, xid, listen=False):
+    """The window's XWindowAttributes (selecting its structure events first if ``listen``), or RenderError."""
+    attrs = xlib.XWindowAttributes()
+    errors = []
+    with _x_errors(x, errors):
+        if listen:
+            xlib.XSelectInput(x, xid, xlib.StructureNotifyMask)
+        ok = xlib.XGetWindowAttributes(x, xid, ctypes.byref(attrs))
+    if not ok or errors:
+        raise RenderError(f"there is no X window {xid:#x}")
+    return attrs
+
+
+def _probe(xlib, xid):
+    """The window's id (the root window's for None) once it is known to exist, or RenderError.
+
+    On a connection of its own, without pyglet's display (which would fix
+    pyglet's platform to X before the saver knows it can draw there).
+    """
+    display = os.environ.get("DISPLAY")
+    if not display:
+        raise RenderError("no X display ($DISPLAY is not set)")
+    x = xlib.XOpenDisplay(None)
+    if not x:
+        raise RenderError(f"cannot open the X display {display!r}")
+    try:
+        xid = int(xid) if xid is not None else int(xlib.XDefaultRootWindow(x))
+        _attributes(xlib, x, xid)
+        return xid
+    finally:
+        xlib.XCloseDisplay(x)
+
+
 class ForeignWindow(EventDispatcher):
     """An OpenGL 3.3 context on the X window ``xid`` (None: the root window), or :class:`RenderError`.
 
@@ -68,30 +101,23 @@ class ForeignWindow(EventDispatcher):
     fullscreen = False
 
     def __init__(self, xid=None):
-        if not os.environ.get("DISPLAY"):
-            raise RenderError("no X display ($DISPLAY is not set)")
-        if choose_platform(headless=False) == "headless":
-            raise RenderError("pyglet already draws headless (EGL) in this process")
-        import pyglet
-        from pyglet.display.xlib import XlibCanvas
         from pyglet.libs.x11 import xlib
         self._xlib = xlib
         self.context = None
         self.closed = False
+        xid = _probe(xlib, xid)  # before pyglet's display: a fallback to headless still works after a failure
+        if choose_platform(headless=False) == "headless":
+            raise RenderError("pyglet already draws headless (EGL) in this process")
+        import pyglet
+        from pyglet.display.xlib import XlibCanvas
         try:
             self.display = pyglet.display.get_display()
         except Exception as exc:  # pyglet's NoSuchDisplayException and the like
             raise RenderError(f"cannot open the X display {os.environ['DISPLAY']!r} ({exc})") from None
         x = self._x = self.display._display
-        self.xid = int(xid) if xid is not None else int(xlib.XDefaultRootWindow(x))
-        attrs = xlib.XWindowAttributes()
-        errors = []
-        with _x_errors(x, errors):
-            # listen first: a window destroyed after the attributes are read is still noticed
-            xlib.XSelectInput(x, self.xid, xlib.StructureNotifyMask)
-            ok = xlib.XGetWindowAttributes(x, self.xid, ctypes.byref(attrs))
-        if not ok or errors:
-            raise RenderError(f"there is no X window {self.xid:#x}")
+        self.xid = xid
+        # listen first: a window destroyed after its attributes are read is still noticed
+        attrs = _attributes(xlib, x, xid, listen=True)
         self.width, self.height = int(attrs.width), int(attrs.height)
         visual = int(xlib.XVisualIDFromVisual(attrs.visual))
         self.canvas = XlibCanvas(self.display, self.xid)
