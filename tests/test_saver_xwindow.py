@@ -16,37 +16,12 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from abound.cli import build_parser
-from abound.render.measure import centroid_and_radius
-from xwindows import XWindow, Xvfb, grab, tools_missing
+from xwindows import SCENE, XWindow, Xvfb, grab, misplaced, tools_missing
 
 REPO = Path(__file__).resolve().parents[1]
-BOX = (400.0, 300.0)
-BACKGROUND = (0x20, 0x30, 0x40)
-MARGIN_SHADE = 0.6  # README: a letterboxed box has darker margins
-# (x, y, radius, colour): still balls, no gravity: the state never changes
-BALLS = [(100.0, 80.0, 20.0, (255, 0, 0)), (300.0, 200.0, 30.0, (0, 255, 0)), (200.0, 250.0, 15.0, (0, 0, 255))]
-SCENE = f"""
-[world]
-width = {BOX[0]}
-height = {BOX[1]}
-gravity = [0.0, 0.0]
-[physics]
-backend = "reference"
-[render]
-background = "#{BACKGROUND[0]:02x}{BACKGROUND[1]:02x}{BACKGROUND[2]:02x}"
-shading = false
-color_mode = "ball"
-""" + "".join(f"""
-[[balls]]
-x = {x}
-y = {y}
-radius = {r}
-color = "#{c[0]:02x}{c[1]:02x}{c[2]:02x}"
-""" for x, y, r, c in BALLS)
 STARTUP = 90.0   # s: a first run may import and compile for a while
 EXIT = 1.0       # s: the issue's bound from destroy / SIGTERM to exit
 
@@ -125,39 +100,6 @@ def start(xserver, argv, env=None):
     environ.update(env or {})
     return subprocess.Popen([sys.executable, "-m", "abound", "saver", *argv], env=environ,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def expected(size):
-    """Each ball's (row, col) centroid and radius in a window of ``size``, and the box's pixel rectangle."""
-    w, h = size
-    s = min(w / BOX[0], h / BOX[1])
-    ox, oy = (w - s * BOX[0]) / 2, (h - s * BOX[1]) / 2
-    balls = [((h - (oy + s * y)) - 0.5, (ox + s * x) - 0.5, s * r, c) for x, y, r, c in BALLS]
-    return balls, (ox, oy, s * BOX[0], s * BOX[1])
-
-
-def misplaced(image, size):
-    """What is not where the state puts it (empty when the picture is right)."""
-    balls, (ox, oy, bw, bh) = expected(size)
-    h = size[1]
-    wrong = []
-    bg = np.array(BACKGROUND) / 255.0
-    for row, col, radius, color in balls:
-        r = int(radius) + 4
-        box = (int(row) - r, int(row) + r + 2, int(col) - r, int(col) + r + 2)
-        centroid, found = centroid_and_radius(image, bg, np.array(color) / 255.0, box)
-        if centroid is None or np.hypot(centroid[0] - row, centroid[1] - col) > 0.5 or abs(found - radius) > 0.5:
-            wrong.append(f"ball {color}: expected centre ({row:.1f}, {col:.1f}) radius {radius:.1f}, "
-                         f"found {centroid} radius {found:.2f}")
-    inside = tuple(int(v) for v in image[int(h - oy - bh) + 2, int(ox) + 2])  # the box's top-left corner
-    if inside != BACKGROUND:
-        wrong.append(f"box corner {tuple(inside)} is not the background {BACKGROUND}")
-    if ox >= 2 or oy >= 2:  # letterboxed: the top-left pixel is in a margin
-        margin = tuple(int(v) for v in image[0, 0])
-        want = tuple(int(round(v * MARGIN_SHADE)) for v in BACKGROUND)
-        if max(abs(a - b) for a, b in zip(margin, want)) > 1:
-            wrong.append(f"margin {margin} is not {want}")
-    return wrong
 
 
 def wait_for_picture(window, proc, deadline=STARTUP):
