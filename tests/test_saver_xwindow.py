@@ -209,3 +209,19 @@ def test_no_such_window_says_so_in_one_line_and_falls_back(xserver, scene_file):
     assert proc.returncode == 0, err
     lines = err.splitlines()
     assert len(lines) == 1 and "0x3fffff1" in lines[0] and "Traceback" not in err, err
+
+
+def test_no_glx_says_so_in_one_line_and_falls_back(scene_file):
+    if tools_missing():
+        pytest.skip(tools_missing())
+    server = Xvfb(args=("-extension", "GLX"))
+    try:
+        window = XWindow(server.display, 0, 0, 200, 150)
+        proc = start(server, [str(scene_file), "--window-id", str(window.id), "--headless", "--frames", "3"])
+        out, err = proc.communicate(timeout=STARTUP)
+        window.destroy()
+    finally:
+        server.stop()
+    assert proc.returncode == 0, err
+    lines = err.splitlines()
+    assert len(lines) == 1 and hex(window.id) in lines[0] and "Traceback" not in err, err

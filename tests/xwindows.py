@@ -28,14 +28,14 @@ def tools_missing():
 
 
 class Xvfb:
-    """A private X server ``:N`` with one screen of ``size``; ``stop()`` ends it."""
+    """A private X server ``:N`` with one screen of ``size`` (``args``: more of Xvfb's); ``stop()`` ends it."""
 
-    def __init__(self, size=(1280, 800)):
+    def __init__(self, size=(1280, 800), args=()):
         for num in range(150, 200):
             if os.path.exists(f"/tmp/.X{num}-lock") or os.path.exists(f"/tmp/.X11-unix/X{num}"):
                 continue
             proc = subprocess.Popen(["Xvfb", f":{num}", "-screen", "0", f"{size[0]}x{size[1]}x24",
-                                     "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                     "-nolisten", "tcp", *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             for _ in range(100):
                 if os.path.exists(f"/tmp/.X11-unix/X{num}") or proc.poll() is not None:
                     break

@@ -42,7 +42,7 @@ def parse_window_id(text):
 
 @contextlib.contextmanager
 def _x_errors(x_display, errors):
-    """Record the X errors of the calls inside (request codes), instead of pyglet's silent handler."""
+    """Collect the error codes of the X errors the calls inside cause (pyglet's handler drops them)."""
     from pyglet.libs.x11 import xlib
 
     def handler(display, event):
@@ -71,11 +71,28 @@ def _attributes(xlib, x, xid, listen=False):
     return attrs
 
 
+def _has_glx(x):
+    """True if libGL loads and the display ``x`` offers GLX (asked without pyglet.gl)."""
+    import ctypes.util
+    for name in ("libGL.so.1", ctypes.util.find_library("GL")):
+        try:
+            lib = ctypes.CDLL(name) if name else None
+        except OSError:
+            continue
+        if lib is not None:
+            query = lib.glXQueryExtension
+            query.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int)]
+            error, event = ctypes.c_int(), ctypes.c_int()
+            return bool(query(ctypes.cast(x, ctypes.c_void_p), ctypes.byref(error), ctypes.byref(event)))
+    return False
+
+
 def _probe(xlib, xid):
     """The window's id (the root window's for None) once it is known to exist, or RenderError.
 
-    On a connection of its own, without pyglet's display (which would fix
-    pyglet's platform to X before the saver knows it can draw there).
+    On a connection of its own, without pyglet's display or GL (which would
+    fix pyglet's platform to X before the saver knows it can draw there: a
+    fallback to --headless would fail). It checks that the display has GLX.
     """
     display = os.environ.get("DISPLAY")
     if not display:
@@ -86,6 +103,8 @@ def _probe(xlib, xid):
     try:
         xid = int(xid) if xid is not None else int(xlib.XDefaultRootWindow(x))
         _attributes(xlib, x, xid)
+        if not _has_glx(x):
+            raise RenderError(f"the X display {display!r} has no GLX extension")
         return xid
     finally:
         xlib.XCloseDisplay(x)
