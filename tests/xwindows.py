@@ -24,6 +24,8 @@ def tools_missing():
         return "Xvfb is not installed (apt-get install xvfb)"
     if not ctypes.util.find_library("X11"):
         return "libX11 is not installed"
+    if not ctypes.util.find_library("GL"):
+        return "libGL (GLX) is not installed (apt-get install libgl1 libglx-mesa0)"
     return None
 
 
