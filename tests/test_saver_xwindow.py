@@ -203,12 +203,13 @@ def test_two_copies_each_in_its_own_window_and_sigterm(xserver, scene_file):
         right.destroy()
 
 
-def test_no_such_window_says_so_in_one_line_and_falls_back(xserver, scene_file):
-    proc = start(xserver, [str(scene_file), "--window-id", "0x3fffff1", "--headless", "--frames", "3"])
+def test_no_such_window_is_one_error_line_and_status_2(xserver, scene_file):
+    # mistyped, or destroyed by its owner before abound got to it: no window to draw into, no screen to take
+    proc = start(xserver, [str(scene_file), "--window-id", "0x3fffff1"])
     out, err = proc.communicate(timeout=STARTUP)
-    assert proc.returncode == 0, err
+    assert proc.returncode == 2, err
     lines = err.splitlines()
-    assert len(lines) == 1 and "0x3fffff1" in lines[0] and "Traceback" not in err, err
+    assert len(lines) == 1 and lines[0].startswith("abound: error: ") and "0x3fffff1" in lines[0], err
 
 
 def test_no_glx_says_so_in_one_line_and_falls_back(scene_file):
@@ -225,3 +226,26 @@ def test_no_glx_says_so_in_one_line_and_falls_back(scene_file):
     assert proc.returncode == 0, err
     lines = err.splitlines()
     assert len(lines) == 1 and hex(window.id) in lines[0] and "Traceback" not in err, err
+
+
+def test_a_busy_saver_still_goes_within_a_second_of_its_window(xserver):
+    """The main thread stuck in a long step (a first run compiles the fast engine): the watch ends the process."""
+    window = XWindow(xserver.display, 0, 0, 200, 150)
+    code = ("import sys, time\n"
+            "from abound.render.foreign_window import watch_destruction\n"
+            f"watch_destruction({window.id})\n"
+            "print('watching', flush=True)\n"
+            "time.sleep(60)\n"  # busy, not looking at any event
+            "sys.exit(3)\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                            env=dict(os.environ, DISPLAY=xserver.display, PYTHONPATH=str(REPO)))
+    try:
+        assert proc.stdout.readline().strip() == "watching"
+        window.destroy()
+        exits_within(proc, EXIT, "its window was destroyed while it was busy")
+        assert proc.returncode == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        window.destroy()

@@ -24,7 +24,7 @@ means ``$XSCREENSAVER_WINDOW`` if set, else the root window. ``--fps`` alone
 shows the frame rate, ``--delay US`` puts US microseconds between frames;
 ``--max-fps F`` caps the frame rate (the old ``--fps F`` with a number still
 does). Where no GL context can be made on the window, it says so in one line
-and runs fullscreen instead.
+and runs fullscreen instead; a window that does not exist is an error.
 """
 import os
 import sys
@@ -169,7 +169,7 @@ class SaverApp:
 
     windows: windows made elsewhere to draw into (xscreensaver's, as
     :class:`abound.render.foreign_window.ForeignWindow`) instead of opening
-    one per screen; the saver quits when the first is destroyed. show_fps:
+    one per screen; the saver quits when one is destroyed. show_fps:
     draw the frame rate in the lower left corner.
     """
 
@@ -185,6 +185,7 @@ class SaverApp:
         self.fps = fps
         self.show_fps = show_fps
         self.rate = FrameRate()
+        self.fps_labels = {}  # id(app) -> its frame-rate label (text made in its window's context)
         self.quitting = False
         self.opened = time.perf_counter()
         self.origin = None
@@ -209,7 +210,6 @@ class SaverApp:
     def _attach(self, app, **handlers):
         self.drawers.append(handlers["on_draw"])
         app.window.push_handlers(**handlers)
-        app.fps_label = None
         self.apps.append(app)
 
     def _drawer(self, app):
@@ -229,11 +229,13 @@ class SaverApp:
 
     def _draw_fps(self, app):
         """The frame rate in the lower left corner, as xscreensaver's own hacks show it."""
-        if app.fps_label is None:
+        label = self.fps_labels.get(id(app))
+        if label is None:
             import pyglet
-            app.fps_label = pyglet.text.Label("", x=10, y=10, font_size=14, color=(255, 255, 255, 255))
-        app.fps_label.text = f"FPS: {self.rate.fps:.1f}"
-        app.fps_label.draw()
+            label = self.fps_labels[id(app)] = pyglet.text.Label("", x=10, y=10, font_size=14,
+                                                                 color=(255, 255, 255, 255))
+        label.text = f"FPS: {self.rate.fps:.1f}"
+        label.draw()
 
     def tick(self, elapsed):
         app = self.apps[0]
@@ -322,8 +324,13 @@ def run(args):
     headless = True if args.headless else None
     screens = windows = None
     if target is not None:
-        windows = _foreign_window(target, "offscreen" if args.headless else "in a window of its own"
-                                  if args.window else "fullscreen")
+        from abound.render.foreign_window import NoWindow
+        try:
+            windows = _foreign_window(target, "offscreen" if args.headless else "in a window of its own"
+                                      if args.window else "fullscreen")
+        except NoWindow as exc:  # nothing to draw into, and no screen of its own to take over either
+            print(f"abound: error: {exc}", file=sys.stderr)
+            return 2
     try:
         if not windows and not args.window and not args.headless:
             from abound.render.context import choose_platform
@@ -371,12 +378,18 @@ def target_window(window_id, root, environ):
 
 
 def _foreign_window(target, fallback):
-    """[a ForeignWindow on ``target``], or None after one line saying why not and what happens instead."""
+    """[a ForeignWindow on ``target``], or None after one line saying why not and what happens instead.
+
+    A window that does not exist raises NoWindow: it was mistyped, or its
+    owner destroyed it already, and a screensaver must not take the screen then.
+    """
+    from abound.render.foreign_window import ForeignWindow, NoWindow
     from abound.render.style import RenderError
     name = "the root window" if target == ROOT else f"X window {target:#x}"
     try:
-        from abound.render.foreign_window import ForeignWindow
         return [ForeignWindow(None if target == ROOT else target)]
+    except NoWindow:
+        raise
     except RenderError as exc:
         print(f"abound saver: cannot draw into {name}: {exc}; running {fallback} instead", file=sys.stderr)
         return None

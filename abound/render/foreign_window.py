@@ -19,6 +19,8 @@ input from it.
 import contextlib
 import ctypes
 import os
+import sys
+import time
 
 from pyglet.event import EventDispatcher
 
@@ -26,6 +28,11 @@ from abound.render.context import check_gl, choose_platform
 from abound.render.style import RenderError
 
 MAX_WINDOW_ID = 0xFFFFFFFF  # X resource ids are 32-bit (29 bits used)
+GRACE = 0.5  # s the event loop has to quit by itself once the window is destroyed
+
+
+class NoWindow(RenderError):
+    """The window to draw into does not exist (a wrong id, or its owner destroyed it already)."""
 
 
 def parse_window_id(text):
@@ -67,7 +74,7 @@ def _attributes(xlib, x, xid, listen=False):
             xlib.XSelectInput(x, xid, xlib.StructureNotifyMask)
         ok = xlib.XGetWindowAttributes(x, xid, ctypes.byref(attrs))
     if not ok or errors:
-        raise RenderError(f"there is no X window {xid:#x}")
+        raise NoWindow(f"there is no X window {xid:#x}")
     return attrs
 
 
@@ -110,6 +117,50 @@ def _probe(xlib, xid):
         xlib.XCloseDisplay(x)
 
 
+def watch_destruction(xid, grace=GRACE):
+    """End the process ``grace`` seconds after the window ``xid`` is destroyed, if it still runs then.
+
+    The event loop sees the destruction and quits cleanly within a frame;
+    but a long physics step blocks it (the first one of a first run compiles
+    the fast engine for tens of seconds), and a hack whose window is gone
+    must be gone too. A daemon thread on an X connection of its own waits
+    for the window's DestroyNotify (or finds the window gone already).
+    """
+    import select
+    import threading
+    from pyglet.libs.x11 import xlib
+
+    x = xlib.XOpenDisplay(None)
+    if not x:
+        return None
+    attrs = xlib.XWindowAttributes()
+    errors = []
+    with _x_errors(x, errors):
+        xlib.XSelectInput(x, xid, xlib.StructureNotifyMask)
+        alive = xlib.XGetWindowAttributes(x, xid, ctypes.byref(attrs)) and not errors
+
+    event = xlib.XEvent()
+
+    def destroyed():
+        while xlib.XPending(x):
+            xlib.XNextEvent(x, ctypes.byref(event))
+            if event.type == xlib.DestroyNotify and event.xdestroywindow.window == xid:
+                return True
+        return False
+
+    def wait():
+        fd = xlib.XConnectionNumber(x)
+        while alive and not destroyed():
+            select.select([fd], [], [])
+        time.sleep(grace)
+        sys.stderr.flush()
+        os._exit(0)
+
+    thread = threading.Thread(target=wait, name=f"abound-watch-{xid:#x}", daemon=True)
+    thread.start()
+    return thread
+
+
 class ForeignWindow(EventDispatcher):
     """An OpenGL 3.3 context on the X window ``xid`` (None: the root window), or :class:`RenderError`.
 
@@ -144,6 +195,7 @@ class ForeignWindow(EventDispatcher):
         self.display._window_map[self.xid] = self._on_x_event
         self._make_projection()
         pyglet.app.windows.add(self)
+        watch_destruction(self.xid)
 
     def _make_context(self, visual):
         import pyglet
