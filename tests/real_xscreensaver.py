@@ -42,6 +42,21 @@ STARTUP = 180.0  # s until the picture is right (a first run of the venv may com
 EXIT = 1.0       # s from deactivation / destruction to no abound process
 
 
+def wait_for_server(display, seconds=30):
+    """Until the X server ``display`` answers a connection."""
+    from xwindows import _lib
+    lib = _lib()
+    t_end = time.monotonic() + seconds
+    while time.monotonic() < t_end:
+        dpy = lib.XOpenDisplay(display.encode())
+        if dpy:
+            lib.XSync(dpy, 0)
+            lib.XCloseDisplay(dpy)
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"no X server on {display}")
+
+
 def step(text):
     print(f"--- {text}", flush=True)
 
@@ -159,10 +174,7 @@ def main():
         step(f"Xvfb {display} and xscreensaver as {USER}")
         xvfb = as_user(["Xvfb", display, "-screen", "0", "1280x720x24", "-nolisten", "tcp"], env,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(100):
-            if os.path.exists(f"/tmp/.X11-unix/X{num}"):
-                break
-            time.sleep(0.05)
+        wait_for_server(display)
         line = f"{venv / 'bin' / 'abound'} saver {scene} --root"
         rc = Path(user.pw_dir) / ".xscreensaver"
         rc.write_text("\n".join([
@@ -172,14 +184,20 @@ def main():
         shutil.chown(rc, USER, USER)
         print(f"    ~/.xscreensaver programs: \"abound\" {line}")
         log = open(work / "xscreensaver.log", "w")
-        saver = as_user(["xscreensaver", "-no-splash", "-verbose"], env, stdout=log, stderr=subprocess.STDOUT)
-        t0 = time.monotonic()
-        while time.monotonic() - t0 < 60:
-            code, out = run_as_user(["xscreensaver-command", "-version"], env)
+        for attempt in range(3):
+            # xscreensaver 6.06 sometimes stops after its first log lines on a fresh Xvfb: start it again
+            saver = as_user(["xscreensaver", "-no-splash", "-verbose"], env, stdout=log, stderr=subprocess.STDOUT)
+            t0 = time.monotonic()
+            while time.monotonic() - t0 < 20:
+                code, out = run_as_user(["xscreensaver-command", "-version"], env)
+                if code == 0:
+                    break
+                time.sleep(0.5)
+            print(f"    {out.strip()} ({time.monotonic() - t0:.1f} s)")
             if code == 0:
                 break
-            time.sleep(0.5)
-        print(f"    {out.strip()} ({time.monotonic() - t0:.1f} s)")
+            saver.terminate()
+            saver.wait(10)
 
         step("xscreensaver-command -activate")
         code, out = run_as_user(["xscreensaver-command", "-activate"], env)
