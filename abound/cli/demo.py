@@ -51,6 +51,23 @@ def add_arguments(parser):
                         help="draw offscreen (EGL) with no display, e.g. with --frames for a smoke test")
 
 
+class FrameRate:
+    """Frames per second, counted over half a second or more (the HUD's, the saver's --fps)."""
+
+    def __init__(self):
+        self.fps = 0.0
+        self._frames, self._t0 = 0, time.perf_counter()
+
+    def frame(self):
+        """Count a drawn frame; returns the rate."""
+        self._frames += 1
+        now = time.perf_counter()
+        if now - self._t0 >= 0.5:
+            self.fps = self._frames / (now - self._t0)
+            self._frames, self._t0 = 0, now
+        return self.fps
+
+
 class DemoApp:
     """The demo window and its controls around one Simulation.
 
@@ -61,11 +78,13 @@ class DemoApp:
     video: path of a .gif or .mp4 of the drawn frames. replay: an
     :class:`abound.replay.Replayer` to show instead of taking the user's
     inputs (its controller's simulation is shown; sim is then ignored; keys
-    only quit).
+    only quit). window: a window to draw into instead of opening one (the
+    saver's :class:`abound.render.foreign_window.ForeignWindow`); the box
+    then keeps the scene's size and the picture is scaled to fit the window.
     """
 
     def __init__(self, sim=None, size=None, *, headless=None, visible=True, vsync=True, frames=None,
-                 record=None, source=None, video=None, replay=None, screenshot_dir="."):
+                 record=None, source=None, video=None, replay=None, screenshot_dir=".", window=None):
         from abound.cli.display import require_display
         from abound.render.context import make_window
         from abound.render.style import RenderStyle
@@ -79,8 +98,14 @@ class DemoApp:
         w, h = size or (int(round(sim.width)), int(round(sim.height)))
         if video:
             check_file(video, "--video", VIDEO, force=True)  # the format (and ffmpeg) before a window opens
-        self.window = make_window(w, h, visible=visible, resizable=True, vsync=vsync,
-                                  caption="abound", headless=headless)
+        # the box is the window, unless the window is someone else's (then the scene is fitted into it)
+        self.box_follows_window = window is None
+        if window is None:
+            window = make_window(w, h, visible=visible, resizable=True, vsync=vsync,
+                                 caption="abound", headless=headless)
+        else:
+            w, h = window.get_size()
+        self.window = window
         import pyglet
         from abound.render.renderer import Renderer
         self.pyglet = pyglet
@@ -96,7 +121,7 @@ class DemoApp:
         self.accumulator = 0.0
         self.drag = None  # (x0, y0, x, y) window pixels while left-dragging
         self.stats = {"fps": 0.0, "physics_ms": 0.0, "render_ms": 0.0, "contacts": 0}
-        self._fps_frames, self._fps_t0 = 0, time.perf_counter()
+        self._rate = FrameRate()
         self._epoch = self.control.epoch  # the controller's epoch the trails belong to
         self._hud = pyglet.text.Label("", x=8, y=h - 8, anchor_y="top", multiline=True, width=520,
                                       font_size=11, color=(235, 235, 235, 255))
@@ -230,11 +255,7 @@ class DemoApp:
         if self.recorder is not None:
             self.recorder.frame(self.control.steps)
         self.frames += 1
-        self._fps_frames += 1
-        now = time.perf_counter()
-        if now - self._fps_t0 >= 0.5:
-            self.stats["fps"] = self._fps_frames / (now - self._fps_t0)
-            self._fps_frames, self._fps_t0 = 0, now
+        self.stats["fps"] = self._rate.frame()
         if self._video is not None:
             self._video.add(self.read_frame())
         if self.max_frames is not None and self.frames >= self.max_frames and not self.closing:
@@ -271,7 +292,7 @@ class DemoApp:
     # -- window events -----------------------------------------------------------------
     def on_resize(self, width, height):
         """The box follows the window (in world pixels, 1:1); a replay's box follows its log."""
-        if width > 0 and height > 0 and self.replay is None:
+        if width > 0 and height > 0 and self.replay is None and self.box_follows_window:
             self.control.resize(width, height)
         # let pyglet's default handler set its viewport and projection too
 

@@ -14,9 +14,17 @@ memory stays flat.
 
 Conventions: Windows screensaver arguments ``/s`` (run), ``/p HWND`` or
 ``/p:HWND`` (preview: exits at once, status 0), ``/c`` or ``/c:HWND``
-(settings: prints where the scene file is); xscreensaver's ``-root``,
-``-window-id ID`` and ``$XSCREENSAVER_WINDOW``: pyglet cannot draw into a
-foreign X window, so it says so and runs fullscreen.
+(settings: prints where the scene file is). xscreensaver's, in its one-dash
+and two-dash spellings: ``--window-id ID`` (decimal or 0x hex) or
+``$XSCREENSAVER_WINDOW`` (hex) draws into that X window (xscreensaver's; one
+per monitor, one copy of abound each) through a GL context of abound's own
+(:mod:`abound.render.foreign_window`), the scene fitted into the window
+whatever its size, until the window is destroyed or SIGTERM comes; ``--root``
+means ``$XSCREENSAVER_WINDOW`` if set, else the root window. ``--fps`` alone
+shows the frame rate, ``--delay US`` puts US microseconds between frames;
+``--max-fps F`` caps the frame rate (the old ``--fps F`` with a number still
+does). Where no GL context can be made on the window, it says so in one line
+and runs fullscreen instead; a window that does not exist is an error.
 """
 import os
 import sys
@@ -31,17 +39,33 @@ LIVEN_KICK = 900.0        # px/s, upward speed of a "kick"
 
 def add_arguments(parser):
     from abound.cli.args import count
+    parser.description = ("run as a screensaver: fullscreen, or in the X window xscreensaver gives "
+                          "(--root, --window-id; xscreensaver's one-dash spellings -root, -window-id, "
+                          "-fps, -delay work too)")
     parser.add_argument("words", nargs="*", metavar="SCENE",
                         help="scene file or shipped scene name; also /s, /p HWND, /c (Windows conventions)")
     parser.add_argument("--screen", type=_screen, default="0", metavar="N|all",
                         help="screen number, or 'all' (default 0)")
-    parser.add_argument("--fps", type=_fps, default=60.0, metavar="F", help="frame-rate cap (default 60)")
+    parser.add_argument("--max-fps", type=_fps, metavar="F", help="frame-rate cap (default 60)")
+    parser.add_argument("--fps", nargs="?", const=True, type=_fps_or_word, metavar="F",
+                        help="show the frame rate (xscreensaver's flag); with a number F, the frame-rate "
+                             "cap (the old spelling of --max-fps)")
+    parser.add_argument("--delay", type=count(0), metavar="US",
+                        help="microseconds between frames (xscreensaver's; --max-fps still caps)")
+    parser.add_argument("--root", dest="xs_root", action="store_true",
+                        help="draw into xscreensaver's window ($XSCREENSAVER_WINDOW), else the root window")
+    parser.add_argument("--window-id", dest="xs_window", type=_window_id, metavar="ID",
+                        help="draw into the X window ID (decimal or 0x hex), as xscreensaver asks")
     parser.add_argument("--window", action="store_true", help="preview in a normal window instead of fullscreen")
     parser.add_argument("--frames", type=count(1), metavar="N", help="quit after N frames (for tests)")
     parser.add_argument("--seed", type=count(0), metavar="S", help="override the scene's seeds")
     parser.add_argument("--headless", action="store_true", help="draw offscreen (EGL), for tests")
-    parser.add_argument("-root", dest="xs_root", action="store_true", help=argparse_suppress())
-    parser.add_argument("-window-id", dest="xs_window", metavar="ID", help=argparse_suppress())
+    # xscreensaver's one-dash spellings, hidden (argparse names an option by its spellings in errors)
+    hidden = argparse_suppress()
+    parser.add_argument("-fps", dest="fps", nargs="?", const=True, type=_fps_or_word, help=hidden)
+    parser.add_argument("-delay", dest="delay", type=count(0), help=hidden)
+    parser.add_argument("-root", dest="xs_root", action="store_true", help=hidden)
+    parser.add_argument("-window-id", dest="xs_window", type=_window_id, help=hidden)
 
 
 def _screen(text):
@@ -61,6 +85,28 @@ def _fps(text):
     if not (math.isfinite(v) and v > 0):
         raise argparse.ArgumentTypeError(f"must be a positive number of frames per second, not {text}")
     return v
+
+
+def _fps_or_word(text):
+    """``--fps F``: a cap F; a word that is not a number is the scene after a bare ``--fps``."""
+    try:
+        float(text)
+    except ValueError:
+        return _Word(text)
+    return _fps(text)
+
+
+class _Word(str):
+    """A word a bare ``--fps`` took from the scene's place."""
+
+
+def _window_id(text):
+    import argparse
+    from abound.render.foreign_window import parse_window_id
+    try:
+        return parse_window_id(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def argparse_suppress():
@@ -119,11 +165,17 @@ class Liveliness:
 
 
 class SaverApp:
-    """One saver window per screen around one Simulation (a DemoApp without controls)."""
+    """One saver window per screen around one Simulation (a DemoApp without controls).
+
+    windows: windows made elsewhere to draw into (xscreensaver's, as
+    :class:`abound.render.foreign_window.ForeignWindow`) instead of opening
+    one per screen; the saver quits when one is destroyed. show_fps:
+    draw the frame rate in the lower left corner.
+    """
 
     def __init__(self, sim, *, screens=None, windowed=False, headless=None, frames=None, fps=60.0,
-                 size=None):
-        from abound.cli.demo import DemoApp
+                 size=None, windows=None, show_fps=False):
+        from abound.cli.demo import DemoApp, FrameRate
         self.sim = sim
         self.live = Liveliness(sim.scene.get("saver") if sim.scene else None)
         self.apps = []
@@ -131,11 +183,17 @@ class SaverApp:
         self.frames = 0
         self.max_frames = frames
         self.fps = fps
+        self.show_fps = show_fps
+        self.rate = FrameRate()
+        self.fps_labels = {}  # id(app) -> its frame-rate label (text made in its window's context)
         self.quitting = False
         self.opened = time.perf_counter()
         self.origin = None
-        targets = screens if screens else [None]
-        for screen in targets:
+        for window in windows or []:  # someone else's: no fullscreen, no pointer, no input
+            app = DemoApp(sim, window=window)
+            window.remove_handlers(app)
+            self._attach(app, on_draw=self._drawer(app), on_close=self.on_close)
+        for screen in ([] if windows else screens or [None]):
             app = DemoApp(sim, size=size or ((960, 540) if windowed or headless else None), headless=headless,
                           visible=True, vsync=True)
             w = app.window
@@ -145,24 +203,39 @@ class SaverApp:
                 w.set_fullscreen(True)
             w.set_mouse_visible(False)
             w.remove_handlers(app)  # no demo controls: any input quits
-            draw = self._drawer(app)
-            self.drawers.append(draw)
-            w.push_handlers(on_draw=draw, on_key_press=self.on_key_press,
-                            on_mouse_press=self.on_mouse_press, on_mouse_motion=self.on_mouse_motion,
-                            on_close=self.on_close, on_resize=app.on_resize)
-            self.apps.append(app)
+            self._attach(app, on_draw=self._drawer(app), on_key_press=self.on_key_press,
+                         on_mouse_press=self.on_mouse_press, on_mouse_motion=self.on_mouse_motion,
+                         on_close=self.on_close, on_resize=app.on_resize)
+
+    def _attach(self, app, **handlers):
+        self.drawers.append(handlers["on_draw"])
+        app.window.push_handlers(**handlers)
+        self.apps.append(app)
 
     def _drawer(self, app):
         def on_draw():
             app.window.switch_to()
             app.sim = self.sim
             app.draw()
+            if self.show_fps:
+                self._draw_fps(app)
             if app is self.apps[0]:
+                self.rate.frame()
                 self.frames += 1
                 if self.max_frames is not None and self.frames >= self.max_frames:
                     self.quit()
             return True
         return on_draw
+
+    def _draw_fps(self, app):
+        """The frame rate in the lower left corner, as xscreensaver's own hacks show it."""
+        label = self.fps_labels.get(id(app))
+        if label is None:
+            import pyglet
+            label = self.fps_labels[id(app)] = pyglet.text.Label("", x=10, y=10, font_size=14,
+                                                                 color=(255, 255, 255, 255))
+        label.text = f"FPS: {self.rate.fps:.1f}"
+        label.draw()
 
     def tick(self, elapsed):
         app = self.apps[0]
@@ -223,6 +296,12 @@ def run(args):
     from abound import Simulation
     from abound.render.style import RenderError
     words = list(args.words)
+    if isinstance(args.fps, _Word):  # a bare --fps, then the scene
+        words.append(str(args.fps))
+    show_fps = args.fps is True or isinstance(args.fps, _Word)
+    fps = args.max_fps or (args.fps if isinstance(args.fps, float) else 60.0)
+    if args.delay:
+        fps = min(fps, 1e6 / args.delay)
     scene = None
     if words and words[0][:2].lower() in ("/s", "/p", "/c"):
         flag = words[0][:2].lower()
@@ -236,14 +315,24 @@ def run(args):
         words = words[1:]
     if words:
         scene = words[0]
-    if args.xs_root or args.xs_window or os.environ.get("XSCREENSAVER_WINDOW"):
-        print("abound saver: pyglet cannot draw into xscreensaver's window; running fullscreen instead",
-              file=sys.stderr)
+    try:
+        target = target_window(args.xs_window, args.xs_root, os.environ)
+    except ValueError as exc:
+        print(f"abound: error: {exc}", file=sys.stderr)
+        return 2
     sim = Simulation.from_config(scene, seed=args.seed)
     headless = True if args.headless else None
-    screens = None
+    screens = windows = None
+    if target is not None:
+        from abound.render.foreign_window import NoWindow
+        try:
+            windows = _foreign_window(target, "offscreen" if args.headless else "in a window of its own"
+                                      if args.window else "fullscreen")
+        except NoWindow as exc:  # nothing to draw into, and no screen of its own to take over either
+            print(f"abound: error: {exc}", file=sys.stderr)
+            return 2
     try:
-        if not args.window and not args.headless:
+        if not windows and not args.window and not args.headless:
             from abound.render.context import choose_platform
             choose_platform()
             import pyglet
@@ -257,9 +346,50 @@ def run(args):
                     return 2
                 screens = [all_screens[i]]
         app = SaverApp(sim, screens=screens, windowed=args.window, headless=headless, frames=args.frames,
-                       fps=args.fps)
+                       fps=fps, windows=windows, show_fps=show_fps)
     except (RenderError, ValueError) as exc:
         print(f"abound: error: {exc}", file=sys.stderr)
         return 2
     app.run()
     return 0
+
+
+ROOT = "root"  # target_window's answer for the root window
+
+
+def target_window(window_id, root, environ):
+    """The X window xscreensaver asks to draw into: an id, ROOT, or None (a window of abound's).
+
+    ``--window-id`` first, then ``$XSCREENSAVER_WINDOW`` (set: xscreensaver
+    made a window for this copy; ``--root`` means that one too), then the
+    root window for ``--root``. A ``$XSCREENSAVER_WINDOW`` that is not a
+    window id is a ValueError.
+    """
+    if window_id is not None:
+        return window_id
+    env = environ.get("XSCREENSAVER_WINDOW", "").strip()
+    if env:
+        from abound.render.foreign_window import parse_window_id
+        try:
+            return parse_window_id(env)
+        except ValueError as exc:
+            raise ValueError(f"$XSCREENSAVER_WINDOW: {exc}") from None
+    return ROOT if root else None
+
+
+def _foreign_window(target, fallback):
+    """[a ForeignWindow on ``target``], or None after one line saying why not and what happens instead.
+
+    A window that does not exist raises NoWindow: it was mistyped, or its
+    owner destroyed it already, and a screensaver must not take the screen then.
+    """
+    from abound.render.foreign_window import ForeignWindow, NoWindow
+    from abound.render.style import RenderError
+    name = "the root window" if target == ROOT else f"X window {target:#x}"
+    try:
+        return [ForeignWindow(None if target == ROOT else target)]
+    except NoWindow:
+        raise
+    except RenderError as exc:
+        print(f"abound saver: cannot draw into {name}: {exc}; running {fallback} instead", file=sys.stderr)
+        return None
