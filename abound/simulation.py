@@ -404,7 +404,7 @@ class Simulation:
         n = w.n
         self._seen = (w.pos[:n].copy(), w.vel[:n].copy())
         self.last_stats = StepStats(*(int(v) for v in raw[:4]), stopped=bool(raw[4]),
-                                    collapsed=int(raw[7]) if len(raw) > 7 else 0)  # (pymunk: none)
+                                    collapsed=int(raw[7]))
         return self.last_stats
 
     # -- measures ----------------------------------------------------------------
