@@ -25,16 +25,10 @@ class StepStats:
 
     ball_ball, ball_wall: contacts resolved (ball-wall counts segment faces,
     end points and the box); events: every event processed, including a
-    sliding ball leaving its support and the contact clusters' ticks; frozen:
-    balls stopped for the rest of the step because they exhausted the
-    per-ball event budget (normally 0); stopped: a step budget ran out, and
-    every ball stopped short of the step's end, at the first event left
-    unresolved (normally False); collapsed: the last resorts of the contact
-    rules: balls caught in a rattle of rapid contacts that the clusters'
-    solver had not yet taken over (handed to it with their partner's common
-    velocity), and slow balls put to sleep because their contacts asked for
-    the impossible (pressed up against a sleeping ball in a heap); normally
-    0, or a few while a heap forms.
+    sliding ball leaving its support; frozen: balls stopped for the rest of
+    the step because they exhausted the per-ball event budget (normally 0);
+    stopped: a step budget ran out, and every ball stopped short of the
+    step's end, at the first event left unresolved (normally False).
     """
 
     ball_ball: int = 0
@@ -42,7 +36,6 @@ class StepStats:
     events: int = 0
     frozen: int = 0
     stopped: bool = False
-    collapsed: int = 0
 
     @property
     def contacts(self):
@@ -82,7 +75,7 @@ class Simulation:
     live float64 views into the state: ``positions`` (N, 2), ``velocities``
     (N, 2), ``radii`` (N,), ``masses`` (N,), ``restitutions`` (N,), ``colors``
     (N, 4) RGBA in 0..1, ``pinned`` (N,) bool (a copy), ``modes`` (N,) int8
-    (0 free, 1 sliding on a support, 2 asleep, 3 pinned, 4 frozen, 5 in a contact cluster). User code may
+    (0 free, 1 sliding on a support, 2 asleep, 3 pinned, 4 frozen). User code may
     write positions and velocities in place or assign them; the next step notices.
     """
 
@@ -403,8 +396,7 @@ class Simulation:
         self.time += dt
         n = w.n
         self._seen = (w.pos[:n].copy(), w.vel[:n].copy())
-        self.last_stats = StepStats(*(int(v) for v in raw[:4]), stopped=bool(raw[4]),
-                                    collapsed=int(raw[7]))
+        self.last_stats = StepStats(*(int(v) for v in raw[:4]), stopped=bool(raw[4]))
         return self.last_stats
 
     # -- measures ----------------------------------------------------------------

@@ -124,15 +124,3 @@ def fold(x, lo, hi):
     if k % 2 == 0:
         return lo + s, 1.0, abs(k)
     return hi - s, -1.0, abs(k)
-
-
-def cluster_lift_energy(sim, in_cluster):
-    """The most energy the contact clusters' sub-steps may add in a step: a
-    ball at rest on something fixed is lifted at each tick by just enough
-    that gravity brings it back to its gap by the next one, a speed of at most
-    |g| TICK / 2 (abound/physics/contact_solver.py); so each ball in a cluster
-    (in_cluster, (N,) bool) may carry up to m (|g| TICK / 2)^2 / 2 more than
-    at rest, given back when it lands or sleeps."""
-    from abound.physics.engine import TICK
-    lift = 0.5 * math.hypot(*sim.gravity) * TICK
-    return float(0.5 * np.sum(sim.masses[in_cluster]) * lift * lift)

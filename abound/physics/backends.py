@@ -27,7 +27,7 @@ def _load_reference():
     return engine
 
 
-CACHED = ("roots", "kernels", "contact_solver", "engine")  # the modules numba caches code for
+CACHED = ("roots", "kernels", "engine")  # the modules numba caches code for
 SOURCES = tuple(name + ".py" for name in CACHED) + ("_jit.py",)
 
 

@@ -50,18 +50,20 @@ use a restitution threshold with a supported state and sleeping:
      waking spreads to the sleepers it was holding up (those touching it on
      the side opposite gravity) and releases balls sliding on it. Changing
      gravity, the box or the state wakes every ball.
-  4. Lasting contacts and collapse. A ball squeezed between a fixed object
-     and a moving ball, or in a layer of moving balls, would bounce
-     infinitely often in an instant. A slow or rapid contact between moving
-     balls, one of which lies on something (sliding or clustered), makes
-     both join the contact clusters (mode CLUSTER, see "contact clusters"
-     below and contact_solver.py), whose contacts are solved together at
-     ticks at most TICK apart. Between two free balls in flight a contact
-     within TC_TIME of either ball's previous one is elastic (the TC model
-     of Luding and McNamara), so chains end after a few contacts and neither
-     gain nor lose energy. A ball that still makes COLLAPSE_CONTACTS rapid
-     inelastic contacts (a last resort, counted in S_COLLAPSED) takes its
-     partner's common velocity and both join the clusters.
+  4. Inelastic collapse. A ball squeezed between a fixed object and a moving
+     ball, or in a chain of moving balls, would bounce infinitely often in an
+     instant. Between two moving balls a contact within TC_TIME of either
+     ball's previous contact is elastic (the TC model of Luding and
+     McNamara), so chains end after a few contacts and neither gain nor lose
+     energy; against a fixed object bounces lose speed by e each time until
+     rest_speed stops them. A ball that still makes COLLAPSE_CONTACTS such
+     rapid contacts in one part of a step stops where it is: asleep if it is
+     slow and touches something fixed (a pile then sleeps from the bottom
+     up), else frozen for the rest of the step (see Budgets). Only contacts
+     that would lose energy count (restitution below 1 or slower than
+     rest_speed, before the TC model): elastic bounces are no collapse,
+     however soon they follow one another - at a million px/s a ball
+     crosses 10 px in TC_TIME - and stopping them would destroy energy.
 The single dropped ball thus stops at the time the geometric series of its
 bounces predicts, up to the last bounces slower than rest_speed.
 
@@ -92,34 +94,23 @@ from ._jit import kernel, allocating, inlined
 from .kernels import (TOUCH_REL, V_EPS, line_toi, pair_toi, mix_restitution,
                       normal_impulse, level_exit_time, ANALYTIC)
 from .roots import INF
-from .contact_solver import TARGET_GAP, speculative_min_speed, solve_impulses
 
 # parameter vector (backends.make_params)
 P_GX, P_GY, P_REST_SPEED, P_MIX, P_BALL_TOI, P_WIDTH, P_HEIGHT = 0, 1, 2, 3, 4, 5, 6
 
 # ball modes (world.py)
-FREE, SLIDING, ASLEEP, PINNED, FROZEN, CLUSTER = 0, 1, 2, 3, 4, 5
+FREE, SLIDING, ASLEEP, PINNED, FROZEN = 0, 1, 2, 3, 4
 # wall kinds (world.py); walls 0..3 are the box
 BOX_LINE, SEGMENT = 0, 1
 # what a sliding ball slides on
 SUP_NONE, SUP_FACE, SUP_BALL, SUP_END = -1, 0, 1, 2
-# event kinds, in tie order (a tick sorts first at its time: its tie key is -1)
-EV_WALL, EV_BALL, EV_LEAVE, EV_TICK = 0, 1, 2, 3
+# event kinds, in tie order
+EV_WALL, EV_BALL, EV_LEAVE = 0, 1, 2
 
 TC_TIME = 1e-5  # s: contacts this soon after a ball's previous one are elastic
 HOP_GAP = 1e-3  # x radius: a ball sliding on a round support leaves it at this gap
 SLEEP_TOUCH = 1e-5  # x radius: contacts closer than this hold a ball when it falls asleep
-# REST_ANGLE = 1e-6 rad: a single contact holds a ball only where its normal
-# is that close to straight up (a level floor). Any steeper, a frictionless
-# ball must slide: on a slope, or off the top of a peg (an unstable balance)
-REST_COS = math.cos(1e-6)
-TICK = 0.002  # s: the longest sub-step of the contact clusters (see solve_clusters)
-# s: a cluster whose every ball has been slower than rest_speed this long, at
-# every tick, falls asleep as a whole (Box2D's islands use 0.5 s too): balls
-# that hold one another up, jammed in a bin, hold themselves; any force left
-# unbalanced would have sped some ball past rest_speed long before
-ISLAND_SLEEP_TIME = 0.5
-CLUSTER_SLOP = 1e-3  # x radius: balls this close count as touching for the cluster solver
+REST_COS = math.cos(0.1)  # REST_ANGLE = 0.1 rad
 MAX_BALL_EVENTS = 256
 COLLAPSE_CONTACTS = 8
 MAX_EVENTS_BASE = 100000
@@ -157,8 +148,8 @@ EVENTS_PER_MEETING = 1.6  # events per step / (N x density x diameter x reach)
 # them, unless the step is split: split.py), whether the budget stopped it,
 # every event the run resolved and every candidate it examined (what its
 # budgets count)
-S_BALL, S_WALL, S_EVENTS, S_FROZEN, S_STOPPED, S_ALL, S_WORK, S_COLLAPSED = 0, 1, 2, 3, 4, 5, 6, 7
-N_STATS = 8
+S_BALL, S_WALL, S_EVENTS, S_FROZEN, S_STOPPED, S_ALL, S_WORK = 0, 1, 2, 3, 4, 5, 6
+N_STATS = 7
 
 
 # --------------------------------------------------------------------------
@@ -1051,39 +1042,34 @@ def try_sleep(B, W, G, i, gx, gy, normals, cand):
 
 
 @kernel
-def join_cluster(B, i, gx, gy):
-    """Ball i (moving) joins the contact clusters: free flight under gravity
-    between ticks, its lasting contacts solved together at each (solve_clusters).
-    A cluster ball has no support, so its sup_r holds how long it has been slow
-    (s, see ISLAND_SLEEP_TIME): 0 when it joins."""
-    if B[7][i] != CLUSTER:
-        B[13][i] = 0.0
-    set_free(B, i, gx, gy)
-    B[7][i] = CLUSTER
-
-
-@kernel
-def collapse(B, i, partner, gx, gy):
+def collapse(B, W, G, i, partner, rest_speed, normals, cand):
     """Ball i is caught in an inelastic collapse (COLLAPSE_CONTACTS contacts,
     each within TC_TIME of the one before), its last with partner (-1: a wall).
 
     The rattle stands for a lasting contact, which loses the relative motion:
-    i takes the common velocity of i and a moving partner (momentum kept,
-    energy lost); against a fixed one the contact has just taken its normal
-    speed (a slope keeps the speed along it). Both then join the contact
-    clusters, whose solver holds lasting contacts from the next tick on. A
-    last resort, counted (StepStats.collapsed): lasting contacts between
-    moving balls join the clusters before they rattle (resolve_pair).
+    i takes the common velocity of i and a moving partner (momentum kept, energy
+    lost), or stops against a fixed one. Then it stops where it is: asleep if
+    it is slow and touches something fixed (the pile below it holds it), else
+    frozen for the rest of the step. Returns True if it fell asleep.
     """
-    vel, inv_mass, mode = B[1], B[5], B[7]
+    vel, inv_mass, mode, count = B[1], B[5], B[7], B[8]
     if partner >= 0 and not is_fixed(mode[partner]):
         wi, wp = 1.0 / inv_mass[i], 1.0 / inv_mass[partner]
         for c in range(2):
             vc = (wi * vel[i, c] + wp * vel[partner, c]) / (wi + wp)
             vel[i, c] = vc
             vel[partner, c] = vc
-        join_cluster(B, partner, gx, gy)
-    join_cluster(B, i, gx, gy)
+        count[partner] += 1
+    else:
+        vel[i, 0] = 0.0
+        vel[i, 1] = 0.0
+    slow = vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1] < rest_speed * rest_speed
+    if slow and fixed_contacts(B, W, G, i, normals, cand) > 0:
+        fall_asleep(B, i)
+        return True
+    mode[i] = FROZEN
+    count[i] += 1
+    return False
 
 
 @kernel
@@ -1160,265 +1146,6 @@ def wake(B, G, j, t, gx, gy, todo, ntodo, cand, stack):
 
 
 # --------------------------------------------------------------------------
-# contact clusters: lasting contacts between moving balls, solved together
-# (contact_solver.py says why and how). Balls in mode CLUSTER fly free under
-# gravity; at ticks at most TICK apart (equal divisions of a part) their
-# contacts with one another and with fixed things are listed and one impulse
-# per contact keeps every gap open until the next tick. Every impact stays an
-# exact event; the ticks only replace the endless slow bounces of balls that
-# lie on one another while they move. A ball joins when it meets a sliding
-# or clustered ball slowly (resolve_pair) or collapses (collapse); it leaves
-# when it no longer touches a moving ball, and falls asleep where fixed
-# contacts hold it (strictly: see REST_COS).
-# Q = (list (N,) of the tick's balls, rank (N,) of each in it or -1, whether
-#      each touches a moving ball (N,), the contacts (contact_solver.solve_impulses)).
-# --------------------------------------------------------------------------
-@kernel
-def ticks_per_part(dt):
-    """How many equal sub-steps of at most TICK a part of dt s is cut into."""
-    return max(1, int(math.ceil(dt / TICK - 1e-9)))
-
-
-@kernel
-def _add_contact(Q, i, j, nx, ny, gap, vn, an, h, target, movable, rest_speed, slop):
-    """List the contact of ball i with j (-1: a fixed thing) if it is a lasting
-    one: touching within slop or closing within h, and slower than rest_speed
-    (an impact is an event's, with its restitution). Returns whether listed."""
-    ci, cj, cn, v_min, w_j, lam = Q[3]
-    nc = Q[4]
-    if -vn >= rest_speed or gap > slop + max(0.0, -vn) * h + max(0.0, -an) * h * h:
-        return False
-    if nc[0] >= len(ci):
-        return False  # no room: the contact stays an event's (exact, if slower to settle)
-    c = nc[0]
-    ci[c] = i
-    cj[c] = j
-    cn[c, 0] = nx
-    cn[c, 1] = ny
-    # (never a wider gap than now: balls wedged between fixed things could
-    # not all open theirs, and the solve would push them ever harder)
-    v_min[c] = speculative_min_speed(gap, an, h, min(gap, target))
-    w_j[c] = 1.0 if movable else 0.0
-    nc[0] = c + 1
-    return True
-
-
-@kernel
-def _cluster_walls(B, W, Q, i, h, rest_speed):
-    """List ball i's lasting contacts with the walls (faces and end points)."""
-    pos, vel, acc, radius = B[0], B[1], B[2], B[4]
-    wp0, wp1, wn, wt, wlen, wc, we, wkind, wimpulse = W
-    r = radius[i]
-    px, py = pos[i, 0], pos[i, 1]
-    for w in range(len(wc)):
-        if wkind[w] == BOX_LINE:
-            nx, ny = wn[w, 0], wn[w, 1]
-            gap = nx * px + ny * py - wc[w] - r
-        else:
-            cx, cy = segment_closest(W, w, px, py)
-            d = math.sqrt((px - cx) ** 2 + (py - cy) ** 2)
-            if d == 0.0 or d - r > r:
-                continue
-            nx, ny = (px - cx) / d, (py - cy) / d
-            gap = d - r
-        if gap > r:
-            continue
-        vn = vel[i, 0] * nx + vel[i, 1] * ny
-        an = acc[i, 0] * nx + acc[i, 1] * ny
-        _add_contact(Q, i, -1, nx, ny, gap, vn, an, h, TARGET_GAP * r, False, rest_speed,
-                     CLUSTER_SLOP * r)
-
-
-@kernel
-def _cluster_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand):
-    """List ball i's lasting contacts with other balls; moving ones not yet
-    in the tick's list join it (synced to t, in mode CLUSTER)."""
-    pos, vel, acc, radius, mode, tloc = B[0], B[1], B[2], B[4], B[7], B[3]
-    order, rank, touches = Q[0], Q[1], Q[2]
-    nl = Q[4]
-    r = radius[i]
-    x0, y0, x1, y1 = swept_box(B, i, h)
-    pad = CLUSTER_SLOP * r + r
-    box = (x0 - pad, y0 - pad, x1 + pad, y1 + pad)
-    m = grid_cell_balls(G, i, _cell_span(G, box[0], box[1], box[2], box[3]), cand, box, True)
-    for q in range(m):
-        j = cand[q]
-        if rank[j] >= 0 and rank[j] <= rank[i]:
-            continue  # listed from j's side (or j is i)
-        pjx, pjy, vjx, vjy, ajx, ajy = motion_at(B, j, t)
-        dx, dy = pos[i, 0] - pjx, pos[i, 1] - pjy
-        d = math.sqrt(dx * dx + dy * dy)
-        R = r + radius[j]
-        if d == 0.0 or d > R + pad:
-            continue
-        nx, ny = dx / d, dy / d
-        fixed = is_fixed(mode[j])
-        if not fixed:
-            ajx, ajy = gx, gy  # a moving ball in a lasting contact flies free between ticks
-        vn = (vel[i, 0] - vjx) * nx + (vel[i, 1] - vjy) * ny
-        an = (acc[i, 0] - ajx) * nx + (acc[i, 1] - ajy) * ny
-        if not _add_contact(Q, i, j, nx, ny, d - R, vn, an, h, TARGET_GAP * min(r, radius[j]),
-                            not fixed, rest_speed, CLUSTER_SLOP * min(r, radius[j])):
-            continue
-        if fixed:
-            continue
-        touches[rank[i]] = True
-        if rank[j] < 0:  # a moving ball joins
-            sync(B, j, t)
-            join_cluster(B, j, gx, gy)
-            rank[j] = nl[1]
-            order[nl[1]] = j
-            touches[nl[1]] = False
-            nl[1] += 1
-        touches[rank[j]] = True
-
-
-@kernel
-def _seed(B, Q, i, t):
-    """Put cluster ball i (synced to t) on the tick's list, unless it is there."""
-    order, rank, touches, counts = Q[0], Q[1], Q[2], Q[4]
-    if B[7][i] != CLUSTER or rank[i] >= 0:
-        return
-    sync(B, i, t)
-    rank[i] = counts[1]
-    order[counts[1]] = i
-    touches[counts[1]] = False
-    counts[1] += 1
-
-
-@kernel
-def solve_clusters(B, W, G, Q, t, h, params, todo, ntodo, every, normals, cand):
-    """Solve lasting contacts at time t for a sub-step of h s: those of every
-    ball in mode CLUSTER (every: a tick), or of the cluster balls among
-    todo[:ntodo] (the balls of an event just resolved: whatever it left
-    pressed together is solved at once, not bounced apart and together
-    again an endless number of times in an instant), and of the moving
-    balls they touch lastingly, which join, transitively. Then each leaves
-    if it touches no moving ball, or falls asleep if it is slow and its
-    fixed contacts hold it. Appends every ball it changed to todo (to
-    predict again); returns (the new count in todo, balls still in a cluster)."""
-    vel, inv_mass, mode, count, tloc = B[1], B[5], B[7], B[8], B[3]
-    order, rank, touches = Q[0], Q[1], Q[2]
-    counts = Q[4]  # contacts listed, balls listed
-    gx, gy = params[P_GX], params[P_GY]
-    rest_speed = max(params[P_REST_SPEED], V_EPS)
-    counts[0] = 0
-    counts[1] = 0
-    for q in range(len(mode) if every else ntodo):
-        _seed(B, Q, q if every else todo[q], t)
-    q = 0
-    while q < counts[1]:  # (the list grows as moving balls join)
-        i = order[q]
-        _cluster_walls(B, W, Q, i, h, rest_speed)
-        _cluster_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand)
-        q += 1
-    # not converged: the answer so far stands (what it leaves approaching,
-    # the events catch), and the slow balls of the set that touch something
-    # fixed are jammed (see contact_solver.py): they sleep where they are
-    stuck = solve_impulses(vel, inv_mass, Q[3], counts[0]) < 0
-    under = Q[7]
-    if stuck:
-        ci, cj, cn, w_j = Q[3][0], Q[3][1], Q[3][2], Q[3][4]
-        for c in range(counts[0]):
-            if w_j[c] == 0.0 and cn[c, 0] * gx + cn[c, 1] * gy > 0.0:
-                under[rank[ci[c]]] = True
-    if every:
-        _islands(B, Q, h, rest_speed)
-    island, state = Q[5], Q[6]
-    left = 0
-    for q in range(counts[1]):
-        i = order[q]
-        rank[i] = -1
-        tloc[i] = t
-        todo[ntodo + q] = i
-        if every and state[_root(island, q)] == ISLAND_ASLEEP:
-            fall_asleep(B, i)
-            continue
-        jammed = under[q]
-        under[q] = False
-        if jammed and vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1] < rest_speed * rest_speed:
-            # pressed up against a fixed thing above it: it stays where it is
-            fall_asleep(B, i)
-            counts[2] += 1
-            continue
-        if not touches[q]:
-            set_free(B, i, gx, gy)  # it lands on what it touched, if anything, as a lone ball
-            continue
-        v2 = vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1]
-        if v2 < rest_speed * rest_speed and try_sleep(B, W, G, i, gx, gy, normals, cand):
-            continue
-        count[i] += 1
-        left += 1
-    return ntodo + counts[1], left
-
-
-ISLAND_AWAKE, ISLAND_ASLEEP, ISLAND_FIXED = 0, 1, 2  # _islands' states (bit 1: touches a fixed thing)
-
-
-@kernel
-def _root(island, q):
-    """The island of listed ball q (union-find, with path halving)."""
-    while island[q] != q:
-        island[q] = island[island[q]]
-        q = island[q]
-    return q
-
-
-@kernel
-def _islands(B, Q, h, rest_speed):
-    """After a tick's solve: add h to the slow time (sup_r) of each listed
-    ball slower than rest_speed (0 for the others), and mark the islands
-    (sets of listed balls joined by contacts) to put to sleep: those whose
-    every ball has been slow for ISLAND_SLEEP_TIME and that lean on
-    something fixed."""
-    vel, slow = B[1], B[13]
-    order, rank = Q[0], Q[1]
-    ci, cj, w_j = Q[3][0], Q[3][1], Q[3][4]
-    nc, nl = Q[4][0], Q[4][1]
-    island, state = Q[5], Q[6]
-    for q in range(nl):
-        island[q] = q
-        state[q] = ISLAND_ASLEEP
-    for c in range(nc):
-        a = _root(island, rank[ci[c]])
-        if w_j[c] > 0.0:
-            b = _root(island, rank[cj[c]])
-            if a != b:
-                island[max(a, b)] = min(a, b)
-    for q in range(nl):
-        i = order[q]
-        if vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1] < rest_speed * rest_speed:
-            slow[i] += h
-        else:
-            slow[i] = 0.0
-        if slow[i] < ISLAND_SLEEP_TIME:
-            state[_root(island, q)] = ISLAND_AWAKE
-    for c in range(nc):  # an island with no fixed contact is falling: it stays awake
-        if w_j[c] == 0.0:
-            a = _root(island, rank[ci[c]])
-            if state[a] & ISLAND_ASLEEP:
-                state[a] |= ISLAND_FIXED
-    for q in range(nl):
-        if _root(island, q) == q:
-            state[q] = ISLAND_ASLEEP if state[q] == ISLAND_ASLEEP | ISLAND_FIXED else ISLAND_AWAKE
-
-
-@kernel
-def push_tick(H, t, dt, k_min):
-    """Queue the first tick of a part of dt at or after index k_min that comes
-    no earlier than t; returns whether one was queued (none beyond the part:
-    the next part starts with one)."""
-    K = ticks_per_part(dt)
-    k = max(k_min, int(t / dt * K))
-    while k < K and k * dt / K < t:
-        k += 1
-    if k >= K:
-        return False
-    heap_push(H, k * dt / K, 0, EV_TICK, k, 0, 0, -1, k)
-    return True
-
-
-# --------------------------------------------------------------------------
 # responses
 # --------------------------------------------------------------------------
 @kernel
@@ -1469,11 +1196,8 @@ def resolve_wall(B, W, G, i, code, t, params, tlast, normals, cand, counted):
         if counted:  # (J is the change of velocity: times the mass; a moving ball's is finite)
             wimpulse[w] += J / inv_mass[i]
     tlast[i] = t
-    if B[7][i] == CLUSTER:  # its contacts are the cluster solver's, from the next tick on
-        join_cluster(B, i, gx, gy)
-    else:
-        after_contact(B, W, G, i, True, nx, ny, skind, sidx, cx, cy, cr, gx, gy, rest_speed,
-                      normals, cand)
+    after_contact(B, W, G, i, True, nx, ny, skind, sidx, cx, cy, cr, gx, gy, rest_speed,
+                  normals, cand)
     return elastic
 
 
@@ -1503,23 +1227,14 @@ def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand, st
             ntodo = wake(B, G, b, t, gx, gy, todo, ntodo, cand, stack)
     fixed_a = is_fixed(mode[a])
     fixed_b = is_fixed(mode[b])
-    # A slow contact between two moving balls, one of which lies on
-    # something (sliding, or in a cluster already), is a lasting one: a ball
-    # landing on a layer that slides. So is a rapid one (within TC_TIME of
-    # either ball's last contact): a rattle in a row of balls on a floor.
-    # Both join the clusters (solve_clusters). Two free balls that meet in
-    # flight (a grazing pair in a gas) do not: a rapid contact between them
-    # is elastic instead (the TC model of Luding and McNamara), so chains in
-    # flight end after a few contacts and neither gain nor lose energy.
-    moving = not (fixed_a or fixed_b)
-    rapid = moving and t - max(tlast[a], tlast[b]) < TC_TIME
-    lies = (mode[a] == SLIDING or mode[a] == CLUSTER or mode[b] == SLIDING or mode[b] == CLUSTER)
-    lasting_pair = moving and lies and (-vn < rest_speed or rapid)
     elastic = False
     if vn < 0.0:
         e = contact_restitution(rest[a], rest[b], params, -vn)
         elastic = e >= 1.0
-        if rapid and not lies:
+        # the TC model, for collapse among moving balls: elastic within
+        # TC_TIME of either ball's previous contact. Against a fixed one,
+        # bounces lose speed by e each time until rest_speed stops them.
+        if not (fixed_a or fixed_b) and t - max(tlast[a], tlast[b]) < TC_TIME:
             e = 1.0
         inv_a = 0.0 if fixed_a else inv_mass[a]
         inv_b = 0.0 if fixed_b else inv_mass[b]
@@ -1536,9 +1251,7 @@ def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand, st
     # (after_contact is called only where it may do more than free the ball:
     # a call passes the whole state, which costs more than a free contact)
     if not fixed_a:
-        if lasting_pair or mode[a] == CLUSTER:
-            join_cluster(B, a, gx, gy)
-        elif lasting(mode[b]):
+        if lasting(mode[b]):
             after_contact(B, W, G, a, True, -nx, -ny, SUP_BALL, b, pos[b, 0], pos[b, 1], R,
                           gx, gy, rest_speed, normals, cand)
         else:
@@ -1546,9 +1259,7 @@ def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand, st
         todo[ntodo] = a
         ntodo += 1
     if not fixed_b:
-        if lasting_pair or mode[b] == CLUSTER:
-            join_cluster(B, b, gx, gy)
-        elif lasting(mode[a]):
+        if lasting(mode[a]):
             after_contact(B, W, G, b, True, nx, ny, SUP_BALL, a, pos[a, 0], pos[a, 1], R,
                           gx, gy, rest_speed, normals, cand)
         else:
@@ -1725,8 +1436,8 @@ def split_histogram(B, params, dt, share, bins):
     y; at: how many moving balls lie in each of bins equal slices of the box
     along it; reach: the distance the fastest moving balls but a share of
     them sweep in dt (to 1/1024 of the fastest), plus the largest diameter.
-    moving is 0 when a moving ball's state is not finite or a ball is in a
-    contact cluster: such a step is not split."""
+    moving is 0 when a moving ball's state is not finite: such a step is
+    not split."""
     pos, vel, acc, radius, mode = B[0], B[1], B[2], B[4], B[7]
     n = len(radius)
     width, height = params[P_WIDTH], params[P_HEIGHT]
@@ -1739,10 +1450,6 @@ def split_histogram(B, params, dt, share, bins):
     rmax = 0.0
     for i in range(n):
         rmax = max(rmax, radius[i])
-        if mode[i] == CLUSTER:
-            # a cluster's tick solves contacts across the box at once, which
-            # strips run apart would not see alike: such a step is not split
-            return axis, 0.0, at, 0
         if mode[i] != FREE and mode[i] != SLIDING:
             continue
         s = sweep_length(vel[i, 0], vel[i, 1], acc[i, 0], acc[i, 1], dt)
@@ -1920,11 +1627,9 @@ def run_events(B, W, params, dt, stats, ball_events, budget, own):
     n = len(B[4])
     tloc, mode = B[3], B[7]
     moving = 0
-    clustered = False
     for i in range(n):
         tloc[i] = 0.0
         moving += not is_fixed(mode[i])
-        clustered |= mode[i] == CLUSTER
     # events involve moving balls: sized by all balls, a mostly sleeping
     # scene's queue (448 bytes a ball) was mapped, faulted in and unmapped
     # every part (reserve makes room when a part needs more)
@@ -1937,31 +1642,12 @@ def run_events(B, W, params, dt, stats, ball_events, budget, own):
          np.full(n, -INF),  # time of each ball's last contact (the TC model)
          np.zeros(n, dtype=np.int64),  # each ball's rapid contacts (collapse)
          np.zeros(4, dtype=np.int64),  # where to resume: to predict, predicted, first pass (2, 3)
-         np.zeros(1, dtype=np.float64),  # ... and at what time
-         cluster_scratch(n),  # the ticks' work (solve_clusters)
-         np.zeros(1, dtype=np.int64))  # whether a tick is queued
-    if clustered:  # a part starts with a tick (at 0) while balls lie in clusters
-        S[9][0] = push_tick(H, 0.0, dt, 0)
+         np.zeros(1, dtype=np.float64))  # ... and at what time
     while not event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own):
         H, G = reserve(H, G, n, len(W[0]))
     # over the budget, every ball stops at the time of the first event left
     # unresolved (event_loop leaves it in S[7]): all earlier ones are resolved
     finish(B, params, S[7][0] if stats[S_STOPPED] else dt)
-
-
-@allocating
-def cluster_scratch(n):
-    """Q of solve_clusters for n balls: room for 8 contacts a ball (a disc
-    touches at most 6 equal ones, and walls), more are left to the events."""
-    m = 8 * n + 16
-    return (np.empty(max(n, 1), dtype=np.int64), np.full(n, -1, dtype=np.int64),
-            np.zeros(max(n, 1), dtype=np.bool_),
-            (np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty((m, 2)),
-             np.empty(m), np.empty(m), np.empty(m)),
-            np.zeros(3, dtype=np.int64),  # contacts listed, balls listed, balls held still
-            np.empty(max(n, 1), dtype=np.int64),  # each listed ball's island (union-find)
-            np.empty(max(n, 1), dtype=np.uint8),  # each island's state (_islands)
-            np.zeros(max(n, 1), dtype=np.bool_))  # each listed ball: under something fixed
 
 
 @kernel
@@ -1971,7 +1657,7 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own):
     the queue or the grid is about to fill it returns False, and the caller
     makes room and calls again; it resumes where it stopped (S[5], S[6]).
     Returns True when done."""
-    cand, todo, normals, stack, tlast, rapid, resume, resume_t, Q, ticking = S
+    cand, todo, normals, stack, tlast, rapid, resume, resume_t = S
     mode, count, key = B[7], B[8], B[14]
     rest_speed = max(params[P_REST_SPEED], V_EPS)
     n = len(B[4])
@@ -1996,25 +1682,13 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own):
         if H[2][0] == 0:
             return True
         t, a, kind, b, ca, cb = heap_pop(H)
-        if kind != EV_TICK and (count[a] != ca or (kind == EV_BALL and count[b] != cb)):
+        if count[a] != ca or (kind == EV_BALL and count[b] != cb):
             continue  # stale: a trajectory changed since this was predicted
         if stats[S_ALL] >= budget or stats[S_WORK] >= most_work:
             stats[S_STOPPED] = 1
             resume_t[0] = t
             return True
         stats[S_ALL] += 1
-        if kind == EV_TICK:  # b: the tick's index in the part
-            K = ticks_per_part(dt)
-            ntodo, left = solve_clusters(B, W, G, Q, t, dt / K, params, todo, 0, True, normals,
-                                         cand)
-            stats[S_WORK] += ntodo
-            stats[S_COLLAPSED] += Q[4][2]  # (balls held still: no split step runs clusters)
-            Q[4][2] = 0
-            ticking[0] = push_tick(H, t, dt, b + 1) if left > 0 else False
-            resume[0] = ntodo
-            resume[1] = 0
-            resume_t[0] = t
-            continue
         mine = own[key[a]]  # an event counts for the owner of its first ball
         if mine:
             stats[S_EVENTS] += 1
@@ -2060,18 +1734,8 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own):
                 rapid[x] += 1
                 if rapid[x] >= COLLAPSE_CONTACTS and not is_fixed(mode[x]):
                     partner = -1 if kind == EV_WALL else (b if side == 0 else a)
-                    collapse(B, x, partner, gx, gy)
-                    rapid[x] = 0
-                    if own[key[x]]:
-                        stats[S_COLLAPSED] += 1
-            if mode[a] == CLUSTER or (kind == EV_BALL and mode[b] == CLUSTER):
-                ntodo, left = solve_clusters(B, W, G, Q, t, dt / ticks_per_part(dt), params, todo,
-                                             ntodo, False, normals, cand)
-                stats[S_WORK] += ntodo
-                stats[S_COLLAPSED] += Q[4][2]
-                Q[4][2] = 0
-                if left > 0 and not ticking[0]:
-                    ticking[0] = push_tick(H, t, dt, 0)
+                    if not collapse(B, W, G, x, partner, rest_speed, normals, cand) and own[key[x]]:
+                        stats[S_FROZEN] += 1
         else:
             sync(B, a, t)
             set_free(B, a, gx, gy)

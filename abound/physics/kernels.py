@@ -44,10 +44,6 @@ def line_toi(gap, vn, an, touch, h, allow_now):
             return 0.0, False
         if an < 0.0 and (vn <= V_EPS or vn * vn <= -2.0 * an * touch):
             return 0.0, True  # resting: see pair_toi
-        if an >= 0.0 and vn >= -V_EPS:
-            # neither approaching nor pressed: the gap never closes (a normal
-            # speed of round-off, -1e-13 px/s, would make t = 0 a root below)
-            return INF, False
         # inside the line by round-off and moving out: a contact if it comes back
         # (not deeper). A deeper gap is a ball beyond a segment's end, overlapping
         # only the line's extension: its contact with the face is where the gap
