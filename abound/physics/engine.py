@@ -110,7 +110,11 @@ EV_WALL, EV_BALL, EV_LEAVE = 0, 1, 2
 TC_TIME = 1e-5  # s: contacts this soon after a ball's previous one are elastic
 HOP_GAP = 1e-3  # x radius: a ball sliding on a round support leaves it at this gap
 SLEEP_TOUCH = 1e-5  # x radius: contacts closer than this hold a ball when it falls asleep
-REST_COS = math.cos(0.1)  # REST_ANGLE = 0.1 rad
+# REST_ANGLE = 1e-6 rad: a single contact holds a ball only where its normal
+# is that close to straight up (a level floor). Any steeper, a frictionless
+# ball must slide: on a slope, or off the top of a peg (an unstable balance).
+# (It was 0.1 rad, and a lone ball slept on a 2 degree slope.)
+REST_COS = math.cos(1e-6)
 MAX_BALL_EVENTS = 256
 COLLAPSE_CONTACTS = 8
 MAX_EVENTS_BASE = 100000
