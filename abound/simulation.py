@@ -13,6 +13,9 @@ from abound.errors import SceneError
 from abound.physics import backends, split
 from abound.physics.world import World, ASLEEP, PINNED, BOX_WALLS
 
+# px/s^2: the weight per mass pressing a ball onto a level table, which
+# rolling friction is a fraction of (the default gravity's strength)
+TABLE_GRAVITY = 980.0
 DEFAULT_REST_SPEED = 10.0  # px/s: slower contacts are inelastic and may put a ball to sleep
 DEFAULT_DENSITY = 1.0  # mass per px^2 when a ball's mass is not given
 RESTITUTION_MIX = ("product", "min", "max", "mean")
@@ -75,13 +78,15 @@ class Simulation:
     live float64 views into the state: ``positions`` (N, 2), ``velocities``
     (N, 2), ``radii`` (N,), ``masses`` (N,), ``restitutions`` (N,), ``colors``
     (N, 4) RGBA in 0..1, ``pinned`` (N,) bool (a copy), ``modes`` (N,) int8
-    (0 free, 1 sliding on a support, 2 asleep, 3 pinned, 4 frozen). User code may
+    (0 free, 1 sliding on a support, 2 asleep, 3 pinned, 4 frozen, 5 rolling to a
+    stop on a table with rolling friction). User code may
     write positions and velocities in place or assign them; the next step notices.
     """
 
     def __init__(self, width=800, height=600, gravity=(0.0, -980.0), backend=None,
                  ball_toi="analytic", wall_restitution=1.0, restitution_mix="product",
-                 rest_speed=None, dt=1.0 / 60.0, density=DEFAULT_DENSITY, threads=None):
+                 rest_speed=None, dt=1.0 / 60.0, density=DEFAULT_DENSITY, threads=None,
+                 rolling_friction=0.0):
         _check_size(width, height)
         self._world = World(width, height, _check_restitution(wall_restitution, "wall_restitution"))
         self._gravity = _vec2(gravity, "gravity")
@@ -89,6 +94,7 @@ class Simulation:
         self.ball_toi = ball_toi
         self.restitution_mix = restitution_mix
         self.rest_speed = rest_speed
+        self.rolling_friction = rolling_friction
         self.dt = _positive(dt, "dt")
         self.density = _positive(density, "density")
         self.threads = threads
@@ -170,6 +176,20 @@ class Simulation:
     @rest_speed.setter
     def rest_speed(self, v):
         self._rest_speed = DEFAULT_REST_SPEED if v is None else _nonnegative(v, "rest_speed")
+
+    @property
+    def rolling_friction(self):
+        """The coefficient mu of rolling friction on a level table (a top-down
+        scene, gravity (0, 0)): a moving ball slows at mu x TABLE_GRAVITY
+        px/s^2 along its path until it stops (a straight line travelled at
+        constant deceleration, so every contact time stays exact). 0: none.
+        It acts only while gravity is (0, 0): a table tilted by gravity in
+        its plane has no such straight path."""
+        return self._rolling_friction
+
+    @rolling_friction.setter
+    def rolling_friction(self, mu):
+        self._rolling_friction = _nonnegative(mu, "rolling_friction")
 
     @property
     def gravity(self):
@@ -357,7 +377,8 @@ class Simulation:
     def _params(self):
         return backends.make_params(self._gravity, self._rest_speed,
                                     RESTITUTION_MIX.index(self._mix), BALL_TOI.index(self._ball_toi),
-                                    self._world.width, self._world.height)
+                                    self._world.width, self._world.height,
+                                    self._rolling_friction * TABLE_GRAVITY)
 
     def _notice_user_edits(self):
         n = self._world.n

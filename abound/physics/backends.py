@@ -142,7 +142,11 @@ def get(name):
     return name, _loaded[name]
 
 
-def make_params(gravity, rest_speed, mix_rule, ball_toi, width, height):
-    """The float64 parameter vector the engine reads (indices in engine.P_*)."""
-    return np.array([gravity[0], gravity[1], rest_speed, mix_rule, ball_toi, width, height],
+def make_params(gravity, rest_speed, mix_rule, ball_toi, width, height, friction=0.0):
+    """The float64 parameter vector the engine reads (indices in engine.P_*);
+    friction: the rolling friction's deceleration (px/s^2), which acts only
+    where there is no gravity in the plane (a level table)."""
+    if gravity[0] != 0.0 or gravity[1] != 0.0:
+        friction = 0.0
+    return np.array([gravity[0], gravity[1], rest_speed, mix_rule, ball_toi, width, height, friction],
                     dtype=np.float64)

@@ -96,10 +96,10 @@ from .kernels import (TOUCH_REL, V_EPS, line_toi, pair_toi, mix_restitution,
 from .roots import INF
 
 # parameter vector (backends.make_params)
-P_GX, P_GY, P_REST_SPEED, P_MIX, P_BALL_TOI, P_WIDTH, P_HEIGHT = 0, 1, 2, 3, 4, 5, 6
+P_GX, P_GY, P_REST_SPEED, P_MIX, P_BALL_TOI, P_WIDTH, P_HEIGHT, P_FRICTION = 0, 1, 2, 3, 4, 5, 6, 7
 
 # ball modes (world.py)
-FREE, SLIDING, ASLEEP, PINNED, FROZEN = 0, 1, 2, 3, 4
+FREE, SLIDING, ASLEEP, PINNED, FROZEN, ROLLING = 0, 1, 2, 3, 4, 5
 # wall kinds (world.py); walls 0..3 are the box
 BOX_LINE, SEGMENT = 0, 1
 # what a sliding ball slides on
@@ -184,13 +184,49 @@ def sync(B, i, t):
 
 
 @kernel
-def set_free(B, i, gx, gy):
+def set_free(B, i, gx, gy, fric):
+    """Ball i flies free: under gravity (gx, gy), or on a level table with
+    rolling friction (fric > 0, px/s^2: then gravity is 0) slowing it at
+    fric along its velocity until it stops (mode ROLLING, see roll)."""
     acc, mode, count, sup_kind, sup_idx = B[2], B[7], B[8], B[9], B[10]
     mode[i] = FREE
     acc[i, 0] = gx
     acc[i, 1] = gy
     sup_kind[i] = SUP_NONE
     sup_idx[i] = -1
+    count[i] += 1
+    if fric > 0.0:
+        roll(B, i, fric)
+
+
+@kernel
+def roll(B, i, fric):
+    """Free ball i on a level table with rolling friction fric (px/s^2):
+    a straight path at constant deceleration fric along its velocity (mode
+    ROLLING, acc = -fric v/|v|), a parabola in time like any other until it
+    stops after |v| / fric s (predict_stop); at rest it stays FREE, acc 0."""
+    vel, acc, mode = B[1], B[2], B[7]
+    speed = math.sqrt(vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1])
+    if speed > 0.0:
+        mode[i] = ROLLING
+        acc[i, 0] = -fric * vel[i, 0] / speed
+        acc[i, 1] = -fric * vel[i, 1] / speed
+    else:
+        mode[i] = FREE
+        acc[i, 0] = 0.0
+        acc[i, 1] = 0.0
+
+
+@kernel
+def stop_rolling(B, i):
+    """Rolling ball i (synced to its stop time) comes to rest: exactly, not
+    within the round-off of v + a t."""
+    vel, acc, mode, count = B[1], B[2], B[7], B[8]
+    vel[i, 0] = 0.0
+    vel[i, 1] = 0.0
+    acc[i, 0] = 0.0
+    acc[i, 1] = 0.0
+    mode[i] = FREE
     count[i] += 1
 
 
@@ -767,6 +803,19 @@ def predict_walls(B, W, H, i, t, h, box):
 
 
 @kernel
+def predict_stop(B, H, i, t, h):
+    """Push the time rolling ball i (synced to t) stops, |v| / |a| from now,
+    if within h. Its path is a parabola only until then: any event predicted
+    for later is stale by then (the stop bumps its count)."""
+    vel, acc, count, key = B[1], B[2], B[8], B[14]
+    speed = math.sqrt(vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1])
+    decel = math.sqrt(acc[i, 0] * acc[i, 0] + acc[i, 1] * acc[i, 1])
+    tc = speed / decel
+    if tc <= h:
+        heap_push(H, t + tc, i, EV_LEAVE, -1, count[i], 0, key[i], -1)
+
+
+@kernel
 def motion_at(B, i, t):
     """(x, y, vx, vy, ax, ay) of ball i at time t, as others see it (a fixed
     ball does not move), without syncing it (sync stores it)."""
@@ -846,6 +895,8 @@ def predict_ball(B, W, H, G, i, t, dt, method, cand):
         predict_walls(B, W, H, i, t, h, kept_box(G, i))
         if mode[i] == SLIDING:
             predict_leave(B, W, H, i, t, h)
+        elif mode[i] == ROLLING:
+            predict_stop(B, H, i, t, h)
     m = grid_cell_balls(G, i, cells, cand, box, True)
     for k in range(m):
         j = cand[k]
@@ -879,6 +930,8 @@ def first_pass(B, W, H, G, dt, method, resume, stats, most_work, cand):
             predict_walls(B, W, H, i, 0.0, dt, kept_box(G, i))
             if mode[i] == SLIDING:
                 predict_leave(B, W, H, i, 0.0, dt)
+            elif mode[i] == ROLLING:
+                predict_stop(B, H, i, 0.0, dt)
         resume[2] = i + 1
     while resume[2] < n + ncell:
         c = resume[2] - n
@@ -1077,7 +1130,7 @@ def collapse(B, W, G, i, partner, rest_speed, normals, cand):
 
 
 @kernel
-def after_contact(B, W, G, i, fixed_other, nx, ny, skind, sidx, cx, cy, cr,
+def after_contact(B, W, G, i, fixed_other, nx, ny, skind, sidx, cx, cy, cr, fric,
                   gx, gy, rest_speed, normals, cand):
     """Decide ball i's state after a contact whose normal n points into i.
 
@@ -1087,7 +1140,7 @@ def after_contact(B, W, G, i, fixed_other, nx, ny, skind, sidx, cx, cy, cr,
     """
     vel, acc, mode = B[1], B[2], B[7]
     sup_kind, sup_idx, sup_n, sup_c, sup_r = B[9], B[10], B[11], B[12], B[13]
-    set_free(B, i, gx, gy)
+    set_free(B, i, gx, gy, fric)
     if not fixed_other:
         return
     vx, vy = vel[i, 0], vel[i, 1]
@@ -1115,7 +1168,7 @@ def after_contact(B, W, G, i, fixed_other, nx, ny, skind, sidx, cx, cy, cr,
 
 
 @kernel
-def wake(B, G, j, t, gx, gy, todo, ntodo, cand, stack):
+def wake(B, G, j, t, gx, gy, fric, todo, ntodo, cand, stack):
     """Wake sleeping ball j and, transitively, the sleepers it holds up; release
     balls sliding on any of them. Appends every changed ball to todo; stack is
     scratch space for N indices."""
@@ -1127,7 +1180,7 @@ def wake(B, G, j, t, gx, gy, todo, ntodo, cand, stack):
         top -= 1
         k = stack[top]
         tloc[k] = t
-        set_free(B, k, gx, gy)
+        set_free(B, k, gx, gy, fric)
         todo[ntodo] = k
         ntodo += 1
         m = grid_candidates(G, B, k, 0.0, cand)
@@ -1135,7 +1188,7 @@ def wake(B, G, j, t, gx, gy, todo, ntodo, cand, stack):
             s = cand[q]
             if mode[s] == SLIDING and sup_kind[s] == SUP_BALL and sup_idx[s] == k:
                 sync(B, s, t)
-                set_free(B, s, gx, gy)
+                set_free(B, s, gx, gy, fric)
                 todo[ntodo] = s
                 ntodo += 1
                 continue
@@ -1200,7 +1253,7 @@ def resolve_wall(B, W, G, i, code, t, params, tlast, normals, cand, counted):
         if counted:  # (J is the change of velocity: times the mass; a moving ball's is finite)
             wimpulse[w] += J / inv_mass[i]
     tlast[i] = t
-    after_contact(B, W, G, i, True, nx, ny, skind, sidx, cx, cy, cr, gx, gy, rest_speed,
+    after_contact(B, W, G, i, True, nx, ny, skind, sidx, cx, cy, cr, params[P_FRICTION], gx, gy, rest_speed,
                   normals, cand)
     return elastic
 
@@ -1226,9 +1279,9 @@ def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand, st
     vn = (vbx - vax) * nx + (vby - vay) * ny
     if -vn >= rest_speed:
         if mode[a] == ASLEEP:
-            ntodo = wake(B, G, a, t, gx, gy, todo, ntodo, cand, stack)
+            ntodo = wake(B, G, a, t, gx, gy, params[P_FRICTION], todo, ntodo, cand, stack)
         if mode[b] == ASLEEP:
-            ntodo = wake(B, G, b, t, gx, gy, todo, ntodo, cand, stack)
+            ntodo = wake(B, G, b, t, gx, gy, params[P_FRICTION], todo, ntodo, cand, stack)
     fixed_a = is_fixed(mode[a])
     fixed_b = is_fixed(mode[b])
     elastic = False
@@ -1256,18 +1309,18 @@ def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand, st
     # a call passes the whole state, which costs more than a free contact)
     if not fixed_a:
         if lasting(mode[b]):
-            after_contact(B, W, G, a, True, -nx, -ny, SUP_BALL, b, pos[b, 0], pos[b, 1], R,
+            after_contact(B, W, G, a, True, -nx, -ny, SUP_BALL, b, pos[b, 0], pos[b, 1], R, params[P_FRICTION],
                           gx, gy, rest_speed, normals, cand)
         else:
-            set_free(B, a, gx, gy)
+            set_free(B, a, gx, gy, params[P_FRICTION])
         todo[ntodo] = a
         ntodo += 1
     if not fixed_b:
         if lasting(mode[a]):
-            after_contact(B, W, G, b, True, nx, ny, SUP_BALL, a, pos[a, 0], pos[a, 1], R,
+            after_contact(B, W, G, b, True, nx, ny, SUP_BALL, a, pos[a, 0], pos[a, 1], R, params[P_FRICTION],
                           gx, gy, rest_speed, normals, cand)
         else:
-            set_free(B, b, gx, gy)
+            set_free(B, b, gx, gy, params[P_FRICTION])
         todo[ntodo] = b
         ntodo += 1
     return ntodo, elastic
@@ -1454,7 +1507,7 @@ def split_histogram(B, params, dt, share, bins):
     rmax = 0.0
     for i in range(n):
         rmax = max(rmax, radius[i])
-        if mode[i] != FREE and mode[i] != SLIDING:
+        if mode[i] != FREE and mode[i] != SLIDING and mode[i] != ROLLING:
             continue
         s = sweep_length(vel[i, 0], vel[i, 1], acc[i, 0], acc[i, 1], dt)
         if not (math.isfinite(s) and math.isfinite(pos[i, axis])):
@@ -1630,10 +1683,13 @@ def run_events(B, W, params, dt, stats, ball_events, budget, own):
     total budget it sets stats[S_STOPPED] and stops."""
     n = len(B[4])
     tloc, mode = B[3], B[7]
+    fric = params[P_FRICTION]
     moving = 0
     for i in range(n):
         tloc[i] = 0.0
         moving += not is_fixed(mode[i])
+        if fric > 0.0 and mode[i] == FREE:
+            roll(B, i, fric)  # (a ball set free outside a step: an edit, a wake-up)
     # events involve moving balls: sized by all balls, a mostly sleeping
     # scene's queue (448 bytes a ball) was mapped, faulted in and unmapped
     # every part (reserve makes room when a part needs more)
@@ -1740,9 +1796,12 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own):
                     partner = -1 if kind == EV_WALL else (b if side == 0 else a)
                     if not collapse(B, W, G, x, partner, rest_speed, normals, cand) and own[key[x]]:
                         stats[S_FROZEN] += 1
-        else:
+        else:  # EV_LEAVE: a sliding ball leaves its support, a rolling one stops
             sync(B, a, t)
-            set_free(B, a, gx, gy)
+            if mode[a] == ROLLING:
+                stop_rolling(B, a)
+            else:
+                set_free(B, a, gx, gy, params[P_FRICTION])
             todo[0] = a
             ntodo = 1
         resume[0] = ntodo
@@ -1768,6 +1827,8 @@ def finish(B, params, t_end):
             acc[i, 0] = gx
             acc[i, 1] = gy
             count[i] += 1
+            if params[P_FRICTION] > 0.0:
+                roll(B, i, params[P_FRICTION])
         clamp_ball_into_box(B, i, width, height, 0.0)  # (in this loop: one pass over the balls)
 
 

@@ -13,8 +13,8 @@ with their end points acting as fixed balls of radius 0.
 import numpy as np
 
 # Ball modes (int8). The engine explains each in abound/physics/engine.py.
-FREE, SLIDING, ASLEEP, PINNED, FROZEN = 0, 1, 2, 3, 4
-MODE_NAMES = ("free", "sliding", "asleep", "pinned", "frozen")
+FREE, SLIDING, ASLEEP, PINNED, FROZEN, ROLLING = 0, 1, 2, 3, 4, 5
+MODE_NAMES = ("free", "sliding", "asleep", "pinned", "frozen", "rolling")
 
 # Wall kinds.
 BOX_LINE, SEGMENT = 0, 1

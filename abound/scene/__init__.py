@@ -226,9 +226,13 @@ def _build(scene, name):
                          backend=phys["backend"], ball_toi=phys["ball_toi"],
                          wall_restitution=world["wall_restitution"],
                          restitution_mix=world["restitution_mix"],
-                         rest_speed=world["rest_speed"], dt=phys["dt"], density=world["density"])
+                         rest_speed=world["rest_speed"], dt=phys["dt"], density=world["density"],
+                         rolling_friction=world["rolling_friction"])
     except SceneError as exc:
         raise ctx.error(str(exc)) from None
+    if world["rolling_friction"] > 0.0 and any(world["gravity"]):
+        raise ctx.at("[world]").error("needs gravity = [0, 0]: rolling friction is for a level table "
+                                      "seen from above", "rolling_friction")
 
     # the cell of the placement grid: the largest spawned diameter
     rmax = max((g["radius"][1] for g in scene["spawn"]), default=1.0)

@@ -179,6 +179,7 @@ WORLD = {
     "gravity": (vec2, [0.0, -980.0]),
     "restitution_mix": (choice(RESTITUTION_MIX), "product"),
     "rest_speed": (number(lo=0.0), DEFAULT_REST_SPEED),
+    "rolling_friction": (number(lo=0.0), 0.0),
     "wall_restitution": (number(0.0, 1.0), 1.0),
     "density": (number(positive=True), DEFAULT_DENSITY),
 }
