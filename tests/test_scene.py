@@ -91,7 +91,7 @@ def test_empty_scene_gets_every_default():
     assert set(s) == {"world", "physics", "render", "saver", "balls", "spawn", "walls", "pegs"}
     assert s["world"] == {"width": 1280.0, "height": 720.0, "gravity": [0.0, -980.0],
                           "restitution_mix": "product", "rest_speed": 10.0,
-                          "wall_restitution": 1.0, "density": 1.0}
+                          "rolling_friction": 0.0, "wall_restitution": 1.0, "density": 1.0}
     assert s["physics"] == {"backend": "reference", "ball_toi": "analytic",
                             "dt": pytest.approx(1 / 60), "seed": 1}
     assert s["render"] == {"background": "#101018", "color_mode": "palette", "shading": True,
