@@ -4,13 +4,15 @@ A Simulation owns a :class:`~abound.physics.world.World` (numpy arrays) and
 hands it to a backend (``reference`` or ``fast``) to step. It imports no
 graphics: ``import abound`` must work on a machine without a display.
 """
+import dataclasses
 from dataclasses import dataclass
 import math
 
 import numpy as np
 
 from abound.errors import SceneError
-from abound.physics import backends, split
+from abound.physics import backends, checks, split
+from abound.physics.kernels import TOUCH_REL
 from abound.physics.world import World, ASLEEP, PINNED, BOX_WALLS
 
 # px/s^2: the weight per mass pressing a ball onto a level table, which
@@ -39,6 +41,8 @@ class StepStats:
     events: int = 0
     frozen: int = 0
     stopped: bool = False
+    # step(contacts=True): every contact resolved, in time order (CONTACT_DTYPE)
+    contact_log: np.ndarray = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
     def contacts(self):
@@ -388,8 +392,20 @@ class Simulation:
                 return
         self._dirty = True
 
-    def step(self, dt=None):
-        """Advance exactly dt seconds (default: the scene's dt); returns :class:`StepStats`."""
+    def step(self, dt=None, contacts=False):
+        """Advance exactly dt seconds (default: the scene's dt); returns :class:`StepStats`.
+
+        contacts=True: the stats' ``contact_log`` also holds every contact the
+        step resolved, in time order, a structured array of CONTACT_DTYPE:
+        ``t`` (s from the step's start), ``a`` and ``b`` (ball indices; b is
+        -1 for a wall), ``wall`` (-1, or the wall's index: 0-3 the box's
+        sides, then the segments in the order added; a peg is a ball),
+        ``x``, ``y`` (px, the contact point), ``nx``, ``ny`` (unit normal
+        from a towards b or the wall) and ``impulse`` (mass px/s: the normal
+        impulse b or the wall gave a, along -n; 0 for a touch that exchanged
+        none). Off by default: the step then records nothing. Such a step
+        runs on one thread; the pymunk backend cannot log.
+        """
         dt = self.dt if dt is None else float(dt)
         if not (dt > 0 and math.isfinite(dt)):
             raise ValueError(f"step dt must be a positive finite number, not {dt!r}")
@@ -400,12 +416,20 @@ class Simulation:
             w.wake_all(self._gravity)
             self._backend.settle_overlaps(w.ball_arrays(), w.wall_arrays(), params)
             self._dirty = False
+        if contacts and not hasattr(self._backend, "step_logged"):
+            raise SceneError(f"the {self._backend_name} backend cannot log contacts (step(contacts=True))")
         if np.all((w.mode[:w.n] == ASLEEP) | (w.mode[:w.n] == PINNED)):
             # Nothing moves and nothing can wake a sleeper: a settled scene costs nothing.
             self.time += dt
-            self.last_stats = StepStats()
+            self.last_stats = StepStats(contact_log=np.empty(0, CONTACT_DTYPE) if contacts else None)
             return self.last_stats
-        if self._splits:
+        log = None
+        if contacts:
+            # room for as many contacts as the step's event budget: it cannot
+            # resolve more (pages never written are never touched)
+            log = self._backend.contact_log(self._backend.event_budget(w.n))
+            raw = self._backend.step_logged(w.ball_arrays(), w.wall_arrays(), params, dt, log)
+        elif self._splits:
             together = self.step_threads == 2
             raw = split.step(self._backend, w.ball_arrays(), w.wall_arrays(), params, dt,
                              together=together,
@@ -417,8 +441,30 @@ class Simulation:
         self.time += dt
         n = w.n
         self._seen = (w.pos[:n].copy(), w.vel[:n].copy())
-        self.last_stats = StepStats(*(int(v) for v in raw[:4]), stopped=bool(raw[4]))
+        self.last_stats = StepStats(*(int(v) for v in raw[:4]), stopped=bool(raw[4]),
+                                    contact_log=None if log is None else _contact_records(log))
         return self.last_stats
+
+    def touching(self, eps=None):
+        """Pairs of balls (M, 2) int64, i < j, whose gap is within eps px
+        either way (|distance - r_i - r_j| <= eps): in contact, as the
+        circle hit-test classes it. eps None: the engine's own touch
+        tolerance (TOUCH_REL x the smaller radius)."""
+        w, n = self._world, self._world.n
+        if eps is None:
+            tol = _touch_tolerance
+        else:
+            tol = _nonnegative(eps, "eps")
+        return checks.pairs_with_gap(w.pos[:n], w.radius[:n], tol,
+                                     (lambda a, b: -_touch_tolerance(a, b)) if eps is None else -tol)
+
+    def overlapping(self):
+        """Pairs of balls (M, 2) int64, i < j, that overlap by more than the
+        engine's touch tolerance: the exact core leaves none in flight
+        (resting contacts may keep a rounding-sized overlap: see README,
+        Invariants)."""
+        w, n = self._world, self._world.n
+        return checks.pairs_with_gap(w.pos[:n], w.radius[:n], lambda a, b: -_touch_tolerance(a, b) * (1 + 1e-12))
 
     # -- measures ----------------------------------------------------------------
     def kinetic_energy(self):
@@ -489,3 +535,22 @@ def _check_restitution(e, name):
     if not 0.0 <= e <= 1.0:
         raise SceneError(f"{name} must lie in 0..1, not {e!r}")
     return e
+
+
+CONTACT_DTYPE = np.dtype([("t", "f8"), ("a", "i8"), ("b", "i8"), ("wall", "i8"), ("x", "f8"), ("y", "f8"),
+                          ("nx", "f8"), ("ny", "f8"), ("impulse", "f8")])
+
+
+def _contact_records(log):
+    """The rows an engine wrote into log (engine.contact_log), as CONTACT_DTYPE."""
+    rec, count = log[0], int(log[1][0])
+    out = np.empty(count, CONTACT_DTYPE)
+    for k, name in enumerate(CONTACT_DTYPE.names):
+        out[name] = rec[:count, k]
+    return out
+
+
+def _touch_tolerance(ra, rb):
+    """The engine's touch tolerance of two balls (px): TOUCH_REL x the smaller radius."""
+    return TOUCH_REL * np.minimum(ra, rb)
+

@@ -314,7 +314,7 @@ def test_a_step_does_not_depend_on_the_balls_order_in_memory():
         stats = np.zeros(engine.N_STATS, dtype=np.int64)
         n = len(perm)
         engine.run_parts(P, W, params, dt, 1, stats, np.zeros(n, dtype=np.int64),
-                         engine.event_budget(n), np.ones(n, dtype=np.bool_))
+                         engine.event_budget(n), np.ones(n, dtype=np.bool_), engine.contact_log(0))
         engine.scatter(P, B, np.ones(n, dtype=np.bool_))
         results.append((B, stats))
     (B6, s6), (B0, s0) = results

@@ -1217,7 +1217,8 @@ def contact_restitution(e1, e2, params, approach):
 @inlined
 def resolve_wall(B, W, G, i, code, t, params, tlast, normals, cand, counted):
     """Ball i meets wall code // 3 (part 0: face, 1: end p0, 2: end p1);
-    returns whether it bounced off elastically (see resolve_pair). With
+    returns whether it bounced off elastically (see resolve_pair), the
+    contact's unit normal (into the ball) and its impulse (mass px/s). With
     counted, the bounce's impulse goes on the wall's tally (W[8]; a split
     step counts each event once, in the strip that owns the ball)."""
     pos, vel, rest, inv_mass = B[0], B[1], B[6], B[5]
@@ -1244,25 +1245,28 @@ def resolve_wall(B, W, G, i, code, t, params, tlast, normals, cand, counted):
         cr = -1.0  # a box side is an infinite line: a ball slides along it without end
     vn = vel[i, 0] * nx + vel[i, 1] * ny
     elastic = False
+    impulse = 0.0
     if vn < 0.0:
         e = contact_restitution(rest[i], we[w], params, -vn)  # no TC model against a wall alone
         elastic = e >= 1.0
         J = normal_impulse(vn, 0.0, 1.0, e)  # the wall is infinitely heavy
         vel[i, 0] += J * nx
         vel[i, 1] += J * ny
-        if counted:  # (J is the change of velocity: times the mass; a moving ball's is finite)
-            wimpulse[w] += J / inv_mass[i]
+        impulse = J / inv_mass[i]  # (J is the change of velocity; a moving ball's mass is finite)
+        if counted:
+            wimpulse[w] += impulse
     tlast[i] = t
     after_contact(B, W, G, i, True, nx, ny, skind, sidx, cx, cy, cr, params[P_FRICTION], gx, gy, rest_speed,
                   normals, cand)
-    return elastic
+    return elastic, nx, ny, impulse
 
 
 @inlined
 def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand, stack):
     """Balls a and b meet: wake a sleeper hit hard enough, exchange the normal
-    impulse. Returns the new count of balls to predict and whether they
-    bounced elastically: at rest_speed or faster with restitution 1, not
+    impulse. Returns the new count of balls to predict, whether they
+    bounced elastically, the unit normal from a to b and the impulse (mass
+    px/s) b took along it. Elastic: at rest_speed or faster with restitution 1, not
     counting the TC model's (such a contact loses no energy, so it is no part
     of an inelastic collapse)."""
     pos, vel, radius, inv_mass, rest, mode = B[0], B[1], B[4], B[5], B[6], B[7]
@@ -1285,6 +1289,7 @@ def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand, st
     fixed_a = is_fixed(mode[a])
     fixed_b = is_fixed(mode[b])
     elastic = False
+    J = 0.0
     if vn < 0.0:
         e = contact_restitution(rest[a], rest[b], params, -vn)
         elastic = e >= 1.0
@@ -1323,7 +1328,7 @@ def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand, st
             set_free(B, b, gx, gy, params[P_FRICTION])
         todo[ntodo] = b
         ntodo += 1
-    return ntodo, elastic
+    return ntodo, elastic, nx, ny, J
 
 
 # --------------------------------------------------------------------------
@@ -1454,14 +1459,55 @@ def step(B, W, params, dt):
     Runs on a copy of the balls sorted by space (see spatial_order), written
     back at the end. (split.py runs a large step as strips, on two threads.)
     """
+    return step_logged(B, W, params, dt, contact_log(0))
+
+
+@allocating
+def step_logged(B, W, params, dt, log):
+    """step, and each contact it resolves appended to log (see contact_log)."""
     n = len(B[4])
     P = gather(B, spatial_order(B, params[P_WIDTH], params[P_HEIGHT], dt))
     own = np.ones(n, dtype=np.bool_)
     stats = np.zeros(N_STATS, dtype=np.int64)
     run_parts(P, W, params, dt, substeps(B, params, dt), stats, np.zeros(n, dtype=np.int64),
-              event_budget(n), own)
+              event_budget(n), own, log)
     scatter(P, B, own)
     return stats
+
+
+LOG_FIELDS = ("t", "a", "b", "wall", "x", "y", "nx", "ny", "impulse")
+
+
+@allocating
+def contact_log(cap):
+    """Room for cap contacts, one row each: (time within the step s, ball a,
+    ball b or -1, wall or -1 (public indices), contact point x, y px, unit
+    normal nx, ny from a towards b or the wall, normal impulse mass px/s
+    that b or the wall gave a, opposite to n: see LOG_FIELDS); the count so
+    far; the time the current part of the step starts at. cap 0: no log (a
+    step then writes nothing, at the cost of one test per contact)."""
+    return (np.empty((cap, len(LOG_FIELDS)), dtype=np.float64), np.zeros(1, dtype=np.int64),
+            np.zeros(1, dtype=np.float64))
+
+
+@kernel
+def log_contact(B, log, t, a, b, wall, nx, ny, impulse):
+    """Append a resolved contact of ball a (synced to t) to log, if it keeps one."""
+    rec, count, start = log
+    k = count[0]
+    if k >= len(rec):
+        return
+    pos, radius, key = B[0], B[4], B[14]
+    rec[k, 0] = start[0] + t
+    rec[k, 1] = key[a]
+    rec[k, 2] = key[b] if b >= 0 else -1
+    rec[k, 3] = wall
+    rec[k, 4] = pos[a, 0] + radius[a] * nx
+    rec[k, 5] = pos[a, 1] + radius[a] * ny
+    rec[k, 6] = nx
+    rec[k, 7] = ny
+    rec[k, 8] = impulse
+    count[0] = k + 1
 
 
 @kernel
@@ -1477,11 +1523,13 @@ def work_budget(n):
 
 
 @allocating
-def run_parts(P, W, params, dt, k, stats, ball_events, budget, own):
+def run_parts(P, W, params, dt, k, stats, ball_events, budget, own, log):
     """Advance the working copy P by dt in k equal parts (see substeps);
-    adds to stats those of the balls with own[public index] (see S_*)."""
-    for _ in range(k):
-        run_events(P, W, params, dt / k, stats, ball_events, budget, own)
+    adds to stats those of the balls with own[public index] (see S_*), and
+    their contacts to log (see contact_log)."""
+    for part in range(k):
+        log[2][0] = part * (dt / k)
+        run_events(P, W, params, dt / k, stats, ball_events, budget, own, log)
         if stats[S_STOPPED]:
             break
 
@@ -1677,7 +1725,7 @@ def substeps(B, params, dt):
 
 
 @allocating
-def run_events(B, W, params, dt, stats, ball_events, budget, own):
+def run_events(B, W, params, dt, stats, ball_events, budget, own, log):
     """Advance the working copy B (see gather) by dt, every event in time
     order; see step. Adds to stats (see run_parts) and ball_events; over the
     total budget it sets stats[S_STOPPED] and stops."""
@@ -1703,7 +1751,7 @@ def run_events(B, W, params, dt, stats, ball_events, budget, own):
          np.zeros(n, dtype=np.int64),  # each ball's rapid contacts (collapse)
          np.zeros(4, dtype=np.int64),  # where to resume: to predict, predicted, first pass (2, 3)
          np.zeros(1, dtype=np.float64))  # ... and at what time
-    while not event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own):
+    while not event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
         H, G = reserve(H, G, n, len(W[0]))
     # over the budget, every ball stops at the time of the first event left
     # unresolved (event_loop leaves it in S[7]): all earlier ones are resolved
@@ -1711,7 +1759,7 @@ def run_events(B, W, params, dt, stats, ball_events, budget, own):
 
 
 @kernel
-def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own):
+def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
     """The event loop proper: predict every ball, then pop and resolve events
     until the queue is empty (or the budget is spent). Allocates nothing: when
     the queue or the grid is about to fill it returns False, and the caller
@@ -1772,16 +1820,19 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own):
             rapid_a = t - tlast[a] < TC_TIME
             rapid_b = kind == EV_BALL and t - tlast[b] < TC_TIME
             if kind == EV_WALL:
-                elastic = resolve_wall(B, W, G, a, b, t, params, tlast, normals, cand, mine)
+                elastic, nx, ny, impulse = resolve_wall(B, W, G, a, b, t, params, tlast, normals,
+                                                        cand, mine)
                 if mine:
                     stats[S_WALL] += 1
+                    log_contact(B, log, t, a, -1, b // 3, -nx, -ny, impulse)
                 todo[0] = a
                 ntodo = 1
             else:
-                ntodo, elastic = resolve_pair(B, W, G, a, b, t, params, tlast, todo, 0, normals,
-                                              cand, stack)
+                ntodo, elastic, nx, ny, impulse = resolve_pair(B, W, G, a, b, t, params, tlast, todo,
+                                                               0, normals, cand, stack)
                 if mine:
                     stats[S_BALL] += 1
+                    log_contact(B, log, t, a, b, -1, nx, ny, impulse)
             if elastic:  # it lost no energy: no part of a collapse, however soon
                 rapid_a = rapid_b = False
             # (by side, not by index: a wall event's b is a wall code, which

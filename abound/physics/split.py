@@ -299,7 +299,8 @@ def step(engine, B, W, params, dt, together=True, min_moving=MIN_MOVING, backoff
         # them at every event, and on a shared line that costs a transfer each
         stats = np.zeros(engine.N_STATS + 16, dtype=np.int64)[8:8 + engine.N_STATS]
         events = np.zeros(m, dtype=np.int64)
-        engine.run_parts(P, walls, par, dt, k, stats, events, engine.event_budget(m), keep)
+        engine.run_parts(P, walls, par, dt, k, stats, events, engine.event_budget(m), keep,
+                         engine.contact_log(0))
         return P, events, stats, keep, walls
 
     def run_all(strips):
