@@ -15,13 +15,8 @@ from abound.physics import backends, checks, split
 from abound.physics.kernels import TOUCH_REL
 from abound.physics.world import World, ASLEEP, PINNED, BOX_WALLS
 
-# px/s^2: the weight per mass pressing a ball onto a level table, which
-# rolling friction is a fraction of (the default gravity's strength)
-TABLE_GRAVITY = 980.0
-DEFAULT_REST_SPEED = 10.0  # px/s: slower contacts are inelastic and may put a ball to sleep
-DEFAULT_DENSITY = 1.0  # mass per px^2 when a ball's mass is not given
-RESTITUTION_MIX = ("product", "min", "max", "mean")
-BALL_TOI = ("analytic", "bisection")
+from abound.defaults import (BALL_TOI, DEFAULT_DENSITY, DEFAULT_PALETTE, DEFAULT_REST_SPEED,  # noqa: F401
+                             RESTITUTION_MIX, TABLE_GRAVITY)
 
 
 @dataclass(frozen=True)
@@ -69,10 +64,6 @@ def _rgba(color):
     if not all(0.0 <= v <= 1.0 for v in vals):
         raise SceneError(f"colour {color!r} has components outside 0..1 (or 0..255)")
     return vals
-
-
-DEFAULT_PALETTE = ("#e6194b", "#3cb44b", "#ffe119", "#4363d8", "#f58231",
-                   "#911eb4", "#46f0f0", "#f032e6", "#bcf60c", "#fabebe")
 
 
 class Simulation:
@@ -496,8 +487,13 @@ class Simulation:
         seed, backend, balls (total count of random balls) and size (w, h)
         override the scene. Bad scenes raise :class:`~abound.SceneError`.
         """
-        from abound.scene import build_simulation
-        return build_simulation(source, seed=seed, backend=backend, balls=balls, size=size)
+        return _scene_builder[0](source, seed=seed, backend=backend, balls=balls, size=size)
+
+
+# abound.scene.build_simulation, which abound.scene puts here when it is
+# imported (abound/__init__.py imports it): a scene is built of a
+# Simulation, so the scene package imports this module, never the reverse
+_scene_builder = [None]
 
 
 def _check_size(width, height):

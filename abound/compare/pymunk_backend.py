@@ -21,7 +21,10 @@ import numpy as np
 
 from abound.compare.pymunk_world import PymunkWorld
 from abound.physics import backends
-from abound.physics.engine import FREE, P_GX, P_GY, P_HEIGHT, P_WIDTH, PINNED, SEGMENT
+from abound.physics.world import FREE, PINNED, SEGMENT
+
+# where make_params puts what this backend reads
+P_GX, P_GY, P_WIDTH, P_HEIGHT = (backends.PARAMS.index(name) for name in ("gx", "gy", "width", "height"))
 
 # the space of the last step, what it was built from, and the (positions,
 # velocities) its step wrote: one for the process, rebuilt when a step finds

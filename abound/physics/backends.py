@@ -1,6 +1,11 @@
-"""Backends by name: ``reference`` (the engine as plain Python), ``fast`` (numba)
-and ``pymunk`` (pymunk steps the balls instead, to compare on screen; never
-chosen by ``auto``; abound/compare/pymunk_backend.py).
+"""Backends by name: ``reference`` (the engine as plain Python), ``fast`` (numba),
+and any a package registers from outside the core as an entry point of the
+group ``abound.backends``: abound's own ``pymunk`` (pymunk steps the balls
+instead, to compare on screen; never chosen by ``auto``) is registered so by
+pyproject.toml, and the core never imports it. An entry point names a module
+with ``available()`` (can it run here? cheap) and ``load()`` (the backend: a
+module with the engine's ``step(B, W, params, dt)`` and
+``settle_overlaps(B, W, params)``); see abound/compare/pymunk_plugin.py.
 
 The first two run the same source files (roots.py, kernels.py, engine.py); the fast one
 imports them a second time as the package ``abound.physics._compiled``, whose
@@ -9,6 +14,7 @@ imports them a second time as the package ``abound.physics._compiled``, whose
 import gc
 import hashlib
 import importlib
+import importlib.metadata
 import importlib.util
 import os
 import sys
@@ -18,8 +24,20 @@ import numpy as np
 
 from abound.errors import SceneError
 
-NAMES = ("fast", "reference", "pymunk")
+GROUP = "abound.backends"  # the entry-point group of outside backends
+BUILT_IN = ("fast", "reference")
+
+
+def _plugins():
+    """The outside backends' entry points by name (read from the installed metadata)."""
+    return {ep.name: ep for ep in importlib.metadata.entry_points(group=GROUP) if ep.name not in BUILT_IN}
+
+
+NAMES = BUILT_IN + tuple(sorted(_plugins()))
 _loaded = {}
+# the parameter vector the engine reads (make_params), by name: what a
+# backend outside the core may read of it
+PARAMS = ("gx", "gy", "rest_speed", "mix", "ball_toi", "width", "height", "friction")
 
 
 def _load_reference():
@@ -106,16 +124,12 @@ def _load_fast():
     return importlib.import_module(pkg_name + ".engine")
 
 
-def _load_pymunk():
-    from abound.compare import pymunk_backend  # ImportError without pymunk
-    return pymunk_backend
-
-
-_LOADERS = {"fast": _load_fast, "reference": _load_reference, "pymunk": _load_pymunk}
+_LOADERS = {"fast": _load_fast, "reference": _load_reference}
 
 
 def available():
-    """Names of the backends that can run here, best first (pymunk, not abound, last)."""
+    """Names of the backends that can run here, best first (abound's own, then
+    the outside ones: pymunk, not abound, last)."""
     names = []
     try:
         import numba  # noqa: F401
@@ -123,8 +137,7 @@ def available():
     except ImportError:
         pass
     names.append("reference")
-    if importlib.util.find_spec("pymunk") is not None:  # (not imported: it takes a while)
-        names.append("pymunk")
+    names += [name for name, ep in sorted(_plugins().items()) if ep.load().available()]
     return names
 
 
@@ -136,7 +149,7 @@ def get(name):
         raise SceneError(f"backend {name!r} is not one of {', '.join(NAMES)}")
     if name not in _loaded:
         try:
-            _loaded[name] = _LOADERS[name]()
+            _loaded[name] = _LOADERS[name]() if name in _LOADERS else _plugins()[name].load().load()
         except ImportError as exc:
             raise SceneError(f"backend {name!r} is not available here: {exc}") from None
     return name, _loaded[name]

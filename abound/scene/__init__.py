@@ -16,9 +16,12 @@ from pathlib import Path
 
 import numpy as np
 
+from abound import simulation
+from abound.defaults import DEFAULT_PALETTE
 from abound.errors import MAX_NESTING, SceneError, read_user_file, show_path, too_deep
 from abound.scene import schema
 from abound.scene.schema import MAX_BALLS, Ctx, normalize
+from abound.simulation import Simulation
 
 __all__ = ["build_simulation", "load_scene", "read_scene", "resolve_source", "normalize",
            "SceneError", "MAX_BALLS"]
@@ -215,7 +218,6 @@ def build_simulation(source=None, *, seed=None, backend=None, balls=None, size=N
 
 
 def _build(scene, name):
-    from abound.simulation import Simulation, DEFAULT_PALETTE
     from abound.scene.placement import Placer
 
     ctx = Ctx(name)
@@ -315,3 +317,6 @@ def _hex_rgba(text):
     s = text.lstrip("#")
     vals = [int(s[k:k + 2], 16) / 255.0 for k in range(0, len(s), 2)]
     return vals + [1.0] * (4 - len(vals))
+
+
+simulation._scene_builder[0] = build_simulation  # Simulation.from_config builds scenes so

@@ -12,7 +12,7 @@ import math
 
 from abound.errors import SceneError
 from abound.physics import backends
-from abound.simulation import DEFAULT_REST_SPEED, DEFAULT_DENSITY, RESTITUTION_MIX, BALL_TOI
+from abound.defaults import DEFAULT_REST_SPEED, DEFAULT_DENSITY, RESTITUTION_MIX, BALL_TOI
 
 MAX_BALLS = 200_000
 # Numbers beyond these are mistakes (a unit gone wrong, a typo'd exponent) and

@@ -1,0 +1,15 @@
+"""The defaults and choices a Simulation and a scene file share.
+
+One small module both read (abound/simulation.py, abound/scene/schema.py),
+so that neither imports the other for them.
+"""
+DEFAULT_REST_SPEED = 10.0  # px/s: slower contacts are inelastic and may put a ball to sleep
+DEFAULT_DENSITY = 1.0  # mass per px^2 when a ball's mass is not given
+RESTITUTION_MIX = ("product", "min", "max", "mean")
+BALL_TOI = ("analytic", "bisection")
+# px/s^2: the weight per mass pressing a ball onto a level table, which
+# rolling friction is a fraction of (the default gravity's strength)
+TABLE_GRAVITY = 980.0
+# the colours of balls given none, in turn
+DEFAULT_PALETTE = ("#e6194b", "#3cb44b", "#ffe119", "#4363d8", "#f58231",
+                   "#911eb4", "#46f0f0", "#f032e6", "#bcf60c", "#fabebe")
