@@ -1,6 +1,6 @@
 """Coming to rest: the Zeno ball, piles, waking, and shrinking the box.
 
-The rest model (engine.py docstring): a contact with a fixed object after which
+The rest model (docs/physics.md): a contact with a fixed object after which
 the ball is slower than rest_speed puts it to sleep when its fixed contacts hold
 it; a contact slower than rest_speed is perfectly inelastic. A ball dropped with
 e < 1 thus stops at the first impact whose rebound would be slower than

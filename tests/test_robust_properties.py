@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from abound import Simulation
-from abound.physics import engine
+from abound.physics import loop  # (the budgets live in loop: patched there)
 from invariants import StepChecker, event_budget
 
 HUNT = int(os.environ.get("ABOUND_HUNT", "0"))
@@ -168,8 +168,8 @@ def test_reference_backend_keeps_every_promise(ball_toi, scene, steps):
 def test_steps_cut_short_by_the_event_budgets_keep_every_promise(scene, budget, per_ball):
     """Tiny budgets (the reference engine reads them at run time): balls freeze,
     steps stop early, and still nothing overlaps, escapes or gains energy."""
-    with mock.patch.object(engine, "MAX_EVENTS_BASE", budget), \
-            mock.patch.object(engine, "MAX_EVENTS_PER_BALL", 0), \
-            mock.patch.object(engine, "MAX_BALL_EVENTS", per_ball):
+    with mock.patch.object(loop, "MAX_EVENTS_BASE", budget), \
+            mock.patch.object(loop, "MAX_EVENTS_PER_BALL", 0), \
+            mock.patch.object(loop, "MAX_BALL_EVENTS", per_ball):
         assert event_budget(10) == budget
         run(scene, "reference", "analytic", 3)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from abound import Simulation
-from abound.physics import engine
+from abound.physics import loop  # (the budgets live in loop: patched there)
 from closed_form import BACKENDS, TOI_METHODS, contact_time, fold, free_flight, plane_contact_time
 from invariants import RESTING, StepChecker, energy_scale, event_budget, overlaps, ROUND_OFF
 
@@ -432,7 +432,7 @@ def test_step_stopped_by_the_total_budget_leaves_no_overlap(seed):
         p = rng.uniform(r, 200.0 - r, 2)
         if len(sim) == 0 or np.min(np.hypot(*(sim.positions - p).T) - sim.radii - r) >= 0.0:
             sim.add_ball(*p, *rng.uniform(-3000.0, 3000.0, 2), radius=r)
-    with mock.patch.object(engine, "MAX_EVENTS_BASE", 20), mock.patch.object(engine, "MAX_EVENTS_PER_BALL", 0):
+    with mock.patch.object(loop, "MAX_EVENTS_BASE", 20), mock.patch.object(loop, "MAX_EVENTS_PER_BALL", 0):
         checker = StepChecker(sim)
         for _ in range(5):
             stats = checker.step(0.05)
@@ -483,7 +483,7 @@ def _work_budget(backend, base, per_ball):
     full one would take minutes of pure Python to spend."""
     if backend == "fast":
         return contextlib.nullcontext()
-    return mock.patch.multiple(engine, MAX_WORK_BASE=base, MAX_WORK_PER_BALL=per_ball)
+    return mock.patch.multiple(loop, MAX_WORK_BASE=base, MAX_WORK_PER_BALL=per_ball)
 
 
 def test_balls_that_cross_a_small_box_many_times_a_step_keep_their_energy():

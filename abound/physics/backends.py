@@ -7,7 +7,7 @@ with ``available()`` (can it run here? cheap) and ``load()`` (the backend: a
 module with the engine's ``step(B, W, params, dt)`` and
 ``settle_overlaps(B, W, params)``); see abound/compare/pymunk_plugin.py.
 
-The first two run the same source files (roots.py, kernels.py, engine.py); the fast one
+The first two run the same source files (roots.py, kernels.py and the engine's modules); the fast one
 imports them a second time as the package ``abound.physics._compiled``, whose
 ``_jit.kernel`` decorator compiles each function with ``numba.njit(cache=True)``.
 """
@@ -45,7 +45,9 @@ def _load_reference():
     return engine
 
 
-CACHED = ("roots", "kernels", "engine")  # the modules numba caches code for
+# the modules numba caches code for: the kernels and the engine's modules (engine.py gathers them)
+CACHED = ("roots", "kernels", "constants", "motion", "queue", "grid", "predict", "rest", "resolve",
+          "contact_log", "strips", "settle", "loop", "engine")
 SOURCES = tuple(name + ".py" for name in CACHED) + ("_jit.py",)
 
 

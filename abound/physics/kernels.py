@@ -8,7 +8,7 @@ and searched in [0, h]; ``inf`` means no contact in the horizon.
 Every TOI answers (t, resting): resting means the two sides touch now with no
 normal speed while their accelerations press them together (a ball lying on
 the floor). The engine turns such contacts into a sliding or sleeping state
-instead of an endless series of zero-time bounces (see engine.py).
+instead of an endless series of zero-time bounces (see docs/physics.md).
 """
 import math
 

@@ -12,7 +12,7 @@ with their end points acting as fixed balls of radius 0.
 """
 import numpy as np
 
-# Ball modes (int8). The engine explains each in abound/physics/engine.py.
+# Ball modes (int8). docs/physics.md explains each (abound/physics/constants.py holds them for the engine).
 FREE, SLIDING, ASLEEP, PINNED, FROZEN, ROLLING = 0, 1, 2, 3, 4, 5
 MODE_NAMES = ("free", "sliding", "asleep", "pinned", "frozen", "rolling")
 

@@ -1,0 +1,69 @@
+"""The engine's constants: the parameter vector's layout, ball modes, event kinds, the
+rest model's thresholds, budgets and the cost model's tuning, the stats vector.
+
+Part of the event-driven engine (engine.py gathers it; docs/physics.md explains it).
+"""
+import math
+
+import numpy as np
+
+
+# parameter vector (backends.make_params)
+P_GX, P_GY, P_REST_SPEED, P_MIX, P_BALL_TOI, P_WIDTH, P_HEIGHT, P_FRICTION = 0, 1, 2, 3, 4, 5, 6, 7
+
+# ball modes (world.py)
+FREE, SLIDING, ASLEEP, PINNED, FROZEN, ROLLING = 0, 1, 2, 3, 4, 5
+# wall kinds (world.py); walls 0..3 are the box
+BOX_LINE, SEGMENT = 0, 1
+# what a sliding ball slides on
+SUP_NONE, SUP_FACE, SUP_BALL, SUP_END = -1, 0, 1, 2
+# event kinds, in tie order
+EV_WALL, EV_BALL, EV_LEAVE = 0, 1, 2
+
+TC_TIME = 1e-5  # s: contacts this soon after a ball's previous one are elastic
+HOP_GAP = 1e-3  # x radius: a ball sliding on a round support leaves it at this gap
+SLEEP_TOUCH = 1e-5  # x radius: contacts closer than this hold a ball when it falls asleep
+# REST_ANGLE = 1e-6 rad: a single contact holds a ball only where its normal
+# is that close to straight up (a level floor). Any steeper, a frictionless
+# ball must slide: on a slope, or off the top of a peg (an unstable balance).
+# (It was 0.1 rad, and a lone ball slept on a 2 degree slope.)
+REST_COS = math.cos(1e-6)
+MAX_BALL_EVENTS = 256
+COLLAPSE_CONTACTS = 8
+MAX_EVENTS_BASE = 100000
+MAX_EVENTS_PER_BALL = 400
+MAX_WORK_BASE = 1000000  # candidates a step may examine in its predictions ...
+MAX_WORK_PER_BALL = 1000  # ... plus this many per ball
+MAX_CELLS_PER_BALL = 64
+MAX_SUBSTEPS = 8
+SWEEP_SAMPLE = 256  # balls sampled for the mean sweep (mean_sweep)
+ORDER_TILE = 8  # cells per side of the tiles the working copy is ordered by
+# a grid cell's side, in typical swept boxes (mean sweep plus mean diameter):
+# wider cells hold more balls but fewer per ball, and fewer cells to visit.
+# Paired in one process and in both orders: against cells of one sweep, 1.6
+# stepped the hot gas 7.5% faster at 10,000 balls on one thread and 11% at
+# 1,000, the Galton board, rain, pool break and default scenes within 2%
+# either way; against 1.6, 2.0 stepped the gas 2-3% faster at 10,000 balls
+# on two threads, 6% at 1,000, 1.5% at 10,000 on one thread (two runs: 0.95
+# and 1.02), the Galton board and a settling pile within 2%; 1.3 and 2.5 less
+CELL_SWEEPS = 2.0
+# what a split step watches (gather): a ball's watch code is high | low << 2 |
+# axis << WATCH_AXIS, high and low its slots (0 to WATCH_SLOTS - 1) in reach
+WATCH_SLOTS, WATCH_AXIS = 3, 4
+GRID_INT = np.int32  # the grid's entry indices (below 2^31, -1 for none): half the memory of int64
+# ball indices read from the grid are unsigned: numba wraps a negative index
+# around the array's end, and for every signed index it reads an array with,
+# it tests for that (a shift, a conditional move, the shape kept at hand);
+# an unsigned index needs none (uint32: mixed with int64 it stays an integer)
+BALL_INT = np.uint32
+# the cost model of substeps, in units of the fixed cost of predicting one ball in a part
+PART_CANDIDATE_COST = 1.3  # a candidate met by the first pass
+EVENT_CANDIDATE_COST = 3.4  # a candidate met by the predictions after an event (two balls)
+EVENTS_PER_MEETING = 1.6  # events per step / (N x density x diameter x reach)
+
+# stats vector: contacts, events and freezes of the balls the run owns (all of
+# them, unless the step is split: split.py), whether the budget stopped it,
+# every event the run resolved and every candidate it examined (what its
+# budgets count)
+S_BALL, S_WALL, S_EVENTS, S_FROZEN, S_STOPPED, S_ALL, S_WORK = 0, 1, 2, 3, 4, 5, 6
+N_STATS = 7

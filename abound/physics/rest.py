@@ -1,0 +1,216 @@
+"""Rest: sliding on supports, falling asleep where fixed contacts hold a ball, waking,
+and the inelastic collapse (see docs/physics.md).
+
+Part of the event-driven engine (engine.py gathers it; docs/physics.md explains it).
+"""
+import math
+
+from ._jit import kernel
+from .kernels import V_EPS
+from .constants import ASLEEP, BOX_LINE, FREE, FROZEN, REST_COS, SLEEP_TOUCH, SLIDING, SUP_BALL
+from .motion import is_fixed, lasting, set_free, sync
+from .grid import grid_candidates
+
+
+# --------------------------------------------------------------------------
+# rest: sliding, sleeping, waking
+# --------------------------------------------------------------------------
+@kernel
+def _held(normals, k, gx, gy):
+    """Do contact normals (pointing into the ball) hold it against gravity g?"""
+    g = math.sqrt(gx * gx + gy * gy)
+    if g == 0.0:
+        return False
+    ux, uy = -gx / g, -gy / g
+    for q in range(k):
+        if normals[q, 0] * ux + normals[q, 1] * uy >= REST_COS:
+            return True  # one contact under the ball, within REST_ANGLE of straight below
+    # two contacts whose normals span -g with non-negative weights: a wedge
+    for a in range(k):
+        for b in range(a + 1, k):
+            # each pair in one order whatever the order the contacts were found
+            # in (the grid's): the rounding of its weights then is the same too
+            q, r = (a, b) if (normals[a, 0], normals[a, 1]) <= (normals[b, 0], normals[b, 1]) else (b, a)
+            det = normals[q, 0] * normals[r, 1] - normals[q, 1] * normals[r, 0]
+            if abs(det) < 1e-9:
+                continue
+            wq = (ux * normals[r, 1] - uy * normals[r, 0]) / det
+            wr = (normals[q, 0] * uy - normals[q, 1] * ux) / det
+            if wq >= 0.0 and wr >= 0.0:
+                return True
+    return False
+
+
+@kernel
+def segment_closest(W, w, px, py):
+    """The point of segment w nearest to (px, py)."""
+    wp0, wt, wlen = W[0], W[3], W[4]
+    u = wt[w, 0] * (px - wp0[w, 0]) + wt[w, 1] * (py - wp0[w, 1])
+    u = min(max(u, 0.0), wlen[w])
+    return wp0[w, 0] + u * wt[w, 0], wp0[w, 1] + u * wt[w, 1]
+
+
+@kernel
+def fixed_contacts(B, W, G, i, normals, cand):
+    """Write the unit normals (into ball i) of the fixed things ball i touches -
+    walls, segment ends, pinned and sleeping balls, within SLEEP_TOUCH x radius -
+    into normals; returns how many (at most len(normals))."""
+    pos, radius, mode = B[0], B[4], B[7]
+    wp0, wp1, wn, wt, wlen, wc, we, wkind, wimpulse = W
+    r = radius[i]
+    tol = SLEEP_TOUCH * r
+    px, py = pos[i, 0], pos[i, 1]
+    k = 0
+    for w in range(len(wc)):
+        if k >= len(normals):
+            break
+        if wkind[w] == BOX_LINE:
+            if wn[w, 0] * px + wn[w, 1] * py - wc[w] - r <= tol:
+                normals[k, 0] = wn[w, 0]
+                normals[k, 1] = wn[w, 1]
+                k += 1
+        else:
+            cx, cy = segment_closest(W, w, px, py)
+            d = math.sqrt((px - cx) ** 2 + (py - cy) ** 2)
+            if 0.0 < d <= r + tol:
+                normals[k, 0] = (px - cx) / d
+                normals[k, 1] = (py - cy) / d
+                k += 1
+    m = grid_candidates(G, B, i, 0.0, cand)
+    for q in range(m):
+        if k >= len(normals):
+            break
+        j = cand[q]
+        if not lasting(mode[j]):
+            continue
+        dx, dy = px - pos[j, 0], py - pos[j, 1]
+        d = math.sqrt(dx * dx + dy * dy)
+        if 0.0 < d <= r + radius[j] + tol:
+            normals[k, 0] = dx / d
+            normals[k, 1] = dy / d
+            k += 1
+    return k
+
+
+@kernel
+def fall_asleep(B, i):
+    vel, acc, mode, count = B[1], B[2], B[7], B[8]
+    mode[i] = ASLEEP
+    vel[i, 0] = 0.0
+    vel[i, 1] = 0.0
+    acc[i, 0] = 0.0
+    acc[i, 1] = 0.0
+    count[i] += 1
+
+
+@kernel
+def try_sleep(B, W, G, i, gx, gy, normals, cand):
+    """Put ball i to sleep if its fixed contacts hold it against gravity."""
+    if not _held(normals, fixed_contacts(B, W, G, i, normals, cand), gx, gy):
+        return False
+    fall_asleep(B, i)
+    return True
+
+
+@kernel
+def collapse(B, W, G, i, partner, rest_speed, normals, cand):
+    """Ball i is caught in an inelastic collapse (COLLAPSE_CONTACTS contacts,
+    each within TC_TIME of the one before), its last with partner (-1: a wall).
+
+    The rattle stands for a lasting contact, which loses the relative motion:
+    i takes the common velocity of i and a moving partner (momentum kept, energy
+    lost), or stops against a fixed one. Then it stops where it is: asleep if
+    it is slow and touches something fixed (the pile below it holds it), else
+    frozen for the rest of the step. Returns True if it fell asleep.
+    """
+    vel, inv_mass, mode, count = B[1], B[5], B[7], B[8]
+    if partner >= 0 and not is_fixed(mode[partner]):
+        wi, wp = 1.0 / inv_mass[i], 1.0 / inv_mass[partner]
+        for c in range(2):
+            vc = (wi * vel[i, c] + wp * vel[partner, c]) / (wi + wp)
+            vel[i, c] = vc
+            vel[partner, c] = vc
+        count[partner] += 1
+    else:
+        vel[i, 0] = 0.0
+        vel[i, 1] = 0.0
+    slow = vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1] < rest_speed * rest_speed
+    if slow and fixed_contacts(B, W, G, i, normals, cand) > 0:
+        fall_asleep(B, i)
+        return True
+    mode[i] = FROZEN
+    count[i] += 1
+    return False
+
+
+@kernel
+def after_contact(B, W, G, i, fixed_other, nx, ny, skind, sidx, cx, cy, cr, fric,
+                  gx, gy, rest_speed, normals, cand):
+    """Decide ball i's state after a contact whose normal n points into i.
+
+    Its old support (if any) no longer applies: it is free, unless the contact
+    was with a fixed object, left no normal speed and gravity presses it in -
+    then it sleeps if slow and held, else slides on the contact's tangent line.
+    """
+    vel, acc, mode = B[1], B[2], B[7]
+    sup_kind, sup_idx, sup_n, sup_c, sup_r = B[9], B[10], B[11], B[12], B[13]
+    set_free(B, i, gx, gy, fric)
+    if not fixed_other:
+        return
+    vx, vy = vel[i, 0], vel[i, 1]
+    if math.sqrt(vx * vx + vy * vy) < max(rest_speed, V_EPS):
+        if try_sleep(B, W, G, i, gx, gy, normals, cand):
+            return
+    gn = gx * nx + gy * ny
+    if gn >= 0.0:
+        return
+    vn = vx * nx + vy * ny
+    if abs(vn) > V_EPS + 1e-12 * math.sqrt(vx * vx + vy * vy):
+        return  # it bounced off
+    vel[i, 0] = vx - vn * nx
+    vel[i, 1] = vy - vn * ny
+    mode[i] = SLIDING
+    acc[i, 0] = gx - gn * nx
+    acc[i, 1] = gy - gn * ny
+    sup_kind[i] = skind
+    sup_idx[i] = sidx
+    sup_n[i, 0] = nx
+    sup_n[i, 1] = ny
+    sup_c[i, 0] = cx
+    sup_c[i, 1] = cy
+    sup_r[i] = cr
+
+
+@kernel
+def wake(B, G, j, t, gx, gy, fric, todo, ntodo, cand, stack):
+    """Wake sleeping ball j and, transitively, the sleepers it holds up; release
+    balls sliding on any of them. Appends every changed ball to todo; stack is
+    scratch space for N indices."""
+    pos, mode, sup_kind, sup_idx, radius, tloc = B[0], B[7], B[9], B[10], B[4], B[3]
+    stack[0] = j
+    top = 1
+    mode[j] = FREE  # marks it as taken; set_free below does the rest
+    while top > 0:
+        top -= 1
+        k = stack[top]
+        tloc[k] = t
+        set_free(B, k, gx, gy, fric)
+        todo[ntodo] = k
+        ntodo += 1
+        m = grid_candidates(G, B, k, 0.0, cand)
+        for q in range(m):
+            s = cand[q]
+            if mode[s] == SLIDING and sup_kind[s] == SUP_BALL and sup_idx[s] == k:
+                sync(B, s, t)
+                set_free(B, s, gx, gy, fric)
+                todo[ntodo] = s
+                ntodo += 1
+                continue
+            dx, dy = pos[s, 0] - pos[k, 0], pos[s, 1] - pos[k, 1]
+            if math.sqrt(dx * dx + dy * dy) > radius[s] + radius[k] + SLEEP_TOUCH * radius[s]:
+                continue
+            if mode[s] == ASLEEP and -(dx * gx + dy * gy) > 0.0:
+                mode[s] = FREE
+                stack[top] = s
+                top += 1
+    return ntodo
