@@ -3,8 +3,12 @@
 The physics takes fixed steps of the scene's dt, decoupled from the drawing
 rate: each frame runs as many steps as the elapsed time calls for, at most
 ``MAX_STEPS_PER_FRAME`` (a slow machine slows the simulation down instead of
-spiralling). The box is the window: resizing the window moves the walls
-(``sim.resize``). :class:`DemoApp` holds the window and turns keys and mouse
+spiralling). A scene with walls, pegs or explicit balls is a fixed picture
+(:func:`abound.scene.fixed_picture`): the window shows it scaled to fit,
+centred, aspect kept (the renderer's transform, the one ``abound capture``
+uses), whatever the window's size or fullscreen. A scene of only random
+balls fills the window instead: its box is the window, and resizing the
+window moves the box's sides (``sim.resize``). :class:`DemoApp` holds the window and turns keys and mouse
 gestures into actions on an :class:`abound.control.Controller`, the one place
 inputs change the simulation; tests build one headless and call its handlers
 directly. ``--record FILE`` writes those actions to a replay log
@@ -79,12 +83,15 @@ class DemoApp:
     :class:`abound.replay.Replayer` to show instead of taking the user's
     inputs (its controller's simulation is shown; sim is then ignored; keys
     only quit). window: a window to draw into instead of opening one (the
-    saver's :class:`abound.render.foreign_window.ForeignWindow`); the box
-    then keeps the scene's size and the picture is scaled to fit the window.
+    saver's :class:`abound.render.foreign_window.ForeignWindow`).
+    box_follows_window: whether resizing the window resizes the box (default:
+    unless the scene is a fixed picture, see the module doc); otherwise the
+    box keeps its size and the picture is scaled to fit the window.
     """
 
     def __init__(self, sim=None, size=None, *, headless=None, visible=True, vsync=True, frames=None,
-                 record=None, source=None, video=None, replay=None, screenshot_dir=".", window=None):
+                 record=None, source=None, video=None, replay=None, screenshot_dir=".", window=None,
+                 box_follows_window=None):
         from abound.cli.display import require_display
         from abound.render.context import make_window
         from abound.render.style import RenderStyle
@@ -98,8 +105,10 @@ class DemoApp:
         w, h = size or (int(round(sim.width)), int(round(sim.height)))
         if video:
             check_file(video, "--video", VIDEO, force=True)  # the format (and ffmpeg) before a window opens
-        # the box is the window, unless the window is someone else's (then the scene is fitted into it)
-        self.box_follows_window = window is None
+        if box_follows_window is None:  # random balls fill the window; a fixed picture is fitted into it
+            from abound.scene import fixed_picture
+            box_follows_window = not fixed_picture(sim.scene)
+        self.box_follows_window = bool(box_follows_window)
         if window is None:
             window = make_window(w, h, visible=visible, resizable=True, vsync=vsync,
                                  caption="abound", headless=headless)
@@ -138,7 +147,7 @@ class DemoApp:
                 raise
         self.window.push_handlers(self)
         if replay is None:
-            self.on_resize(w, h)  # the box is the window (a replay log holds this resize already)
+            self.on_resize(w, h)  # the box follows the window (a replay log holds this resize already)
 
     @property
     def sim(self):
@@ -291,7 +300,8 @@ class DemoApp:
 
     # -- window events -----------------------------------------------------------------
     def on_resize(self, width, height):
-        """The box follows the window (in world pixels, 1:1); a replay's box follows its log."""
+        """The box follows the window (in world pixels, 1:1) unless the scene is a fixed picture
+        (then the renderer fits the box into the window); a replay's box follows its log."""
         if width > 0 and height > 0 and self.replay is None and self.box_follows_window:
             self.control.resize(width, height)
         # let pyglet's default handler set its viewport and projection too
