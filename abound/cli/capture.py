@@ -10,7 +10,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from abound.cli.args import count, image_size
-from abound.cli.outputs import FRAME_NAME, VideoWriter, add_force, check_file, check_frames_dir
+from abound.cli.outputs import FRAME_NAME, VideoWriter, add_force, check_file, check_frames_dir, finish_video
 
 
 def add_arguments(parser):
@@ -166,5 +166,5 @@ def _write(frames, args, fps):
         progress.close()
         pool.shutdown(wait=True)
     for video in videos:
-        video.close()
+        finish_video(video)
     return 0

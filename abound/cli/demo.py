@@ -32,7 +32,7 @@ import numpy as np
 
 from abound.control import BACKENDS, GRAVITY_FACTOR, TILT_DEGREES, Controller
 from abound.cli.args import count, image_size
-from abound.cli.outputs import VIDEO, VideoWriter, add_force, check_file
+from abound.cli.outputs import VIDEO, VideoWriter, add_force, check_file, finish_video
 
 MAX_STEPS_PER_FRAME = 4
 FLING_GAIN = 4.0       # velocity (px/s) per pixel of drag
@@ -296,7 +296,7 @@ class DemoApp:
             self.recorder = None
         if self._video is not None:
             video, self._video = self._video, None
-            video.close()  # OutputError if the file could not be written
+            finish_video(video)  # OutputError if the file could not be written
 
     # -- window events -----------------------------------------------------------------
     def on_resize(self, width, height):
