@@ -37,8 +37,34 @@ from abound.cli.outputs import VIDEO, VideoWriter, add_force, check_file, finish
 MAX_STEPS_PER_FRAME = 4
 FLING_GAIN = 4.0       # velocity (px/s) per pixel of drag
 
+# the controls, as ``abound demo --help`` lists them (README's table says the same, in more words)
+KEYS = [
+    ("Space", "pause / resume"),
+    ("Right arrow", "one step (while paused)"),
+    ("Left / Right arrow", "tilt gravity by 15 degrees (while running)"),
+    ("Up / Down arrow", "gravity 1.25 times stronger / weaker"),
+    ("G", "flip gravity"),
+    ("R", "reset to the starting state"),
+    ("B", "cycle the physics backend"),
+    ("T", "switch the ball time-of-impact method"),
+    ("+ / -", "add a ball / remove the last one"),
+    ("left-drag", "fling a new ball (velocity 4 x the drag)"),
+    ("right-click", "pin / unpin the ball under the cursor"),
+    ("H", "heads-up display"),
+    ("F", "fullscreen"),
+    ("S", "save a PNG screenshot in the current directory"),
+    ("Esc / Q", "quit"),
+]
+
 
 def add_arguments(parser):
+    import argparse
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    width = max(len(k) for k, _ in KEYS)
+    parser.epilog = ("keys and mouse in the window:\n"
+                     + "\n".join(f"  {k:<{width}}  {what}" for k, what in KEYS)
+                     + "\n\nA scene with walls, pegs or explicit balls is drawn scaled to fit the window;"
+                       "\na scene of random balls only fills it (its box is the window). See README.md, 'Demo window'.")
     parser.add_argument("scene", nargs="?", metavar="SCENE",
                         help="scene file or shipped scene name (default: the embedded default scene)")
     parser.add_argument("--frames", type=count(1), metavar="N", help="quit after N frames (for tests)")
