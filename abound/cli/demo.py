@@ -8,7 +8,8 @@ spiralling). A scene with walls, pegs or explicit balls is a fixed picture
 centred, aspect kept (the renderer's transform, the one ``abound capture``
 uses), whatever the window's size or fullscreen. A scene of only random
 balls fills the window instead: its box is the window, and resizing the
-window moves the box's sides (``sim.resize``). :class:`DemoApp` holds the window and turns keys and mouse
+window moves the box's sides (``sim.resize``). :class:`DemoApp` holds the
+window and turns keys and mouse
 gestures into actions on an :class:`abound.control.Controller`, the one place
 inputs change the simulation; tests build one headless and call its handlers
 directly. ``--record FILE`` writes those actions to a replay log
