@@ -164,3 +164,28 @@ def test_quitting_a_recording_demo_on_a_terminal_says_it_is_writing(tmp_path):
     assert f"abound: writing {tmp_path / 'r.gif'} (40 frames" in text, text
     assert f"abound: wrote {tmp_path / 'r.gif'} (40 frames" in text, text
     assert text.index("abound: writing") < text.index("abound: wrote")
+
+
+@pytest.mark.parametrize("option, name", [("--gif", "x.gif"), ("--mp4", "x.mp4")])
+def test_a_capture_stopped_by_ctrl_c_leaves_no_half_written_video(tmp_path, option, name):
+    """The file is written as the frames come, so a capture cut short must remove it (before, nothing
+    was written until the end)."""
+    import signal
+    import time
+    if option == "--mp4" and shutil.which("ffmpeg") is None:
+        pytest.skip("ffmpeg not installed")
+    proc = subprocess.Popen([sys.executable, "-m", "abound", "capture", "drop", "--frames", "50000",
+                             "--size", "320x240", option, name], cwd=tmp_path, env=env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    path = tmp_path / name
+    t_end = time.monotonic() + 120
+    while time.monotonic() < t_end and proc.poll() is None:
+        if path.exists() and path.stat().st_size > 0:  # under way (ffmpeg writes its header at once)
+            time.sleep(1.0)
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None and path.exists(), proc.stderr.read() if proc.poll() is not None else "no file"
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(60) == 130, proc.stderr.read()
+    assert "Traceback" not in proc.stderr.read()
+    assert not path.exists()

@@ -137,6 +137,7 @@ class VideoWriter:
         self.mp4 = self.path.suffix.lower() == ".mp4"
         self.shape = None
         self.added = 0
+        self.done = False  # closed, the file whole
         self._gif = None
         self._proc = self._log = None
         self._broken = False
@@ -183,12 +184,13 @@ class VideoWriter:
                 self._close_gif()
             if self.shape is not None:
                 check_written(self.path, self.option)
+            self.done = True
         except OutputError:
             self._remove()
             raise
 
     def _close_ffmpeg(self):
-        proc, self._proc = self._proc, None
+        proc = self._proc
         if proc is None:
             return
         try:
@@ -196,6 +198,7 @@ class VideoWriter:
         except OSError:
             self._broken = True
         status = proc.wait()
+        self._proc = None  # (kept until now: a Ctrl-C while ffmpeg finishes aborts it)
         self._log.seek(0)
         said = [line.strip() for line in self._log.read().decode("utf-8", "replace").splitlines() if line.strip()]
         self._log.close()
@@ -210,11 +213,33 @@ class VideoWriter:
             raise OutputError(f"{self.option} {self.path}: cannot write: {exc.strerror or exc}") from None
 
     def _close_gif(self):
-        gif, self._gif = self._gif, None
         try:
-            gif.close()
+            self._gif.close()
+            self._gif = None  # (kept until now: a Ctrl-C while it finishes aborts it)
         except OSError as exc:
+            self._gif = None
             raise OutputError(f"{self.option} {self.path}: cannot write: {exc.strerror or exc}") from None
+
+    def abort(self):
+        """Give the file up (the run did not end: Ctrl-C): stop the encoder or ffmpeg and remove
+        what was written (nothing, if no frame came: an existing file is then left alone).
+        A video closed whole is kept."""
+        if self.done:
+            return
+        gif, self._gif = self._gif, None
+        if gif is not None:
+            gif.abort()
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            try:
+                proc.stdin.close()
+            except OSError:
+                pass
+            proc.kill()
+            proc.wait()
+            self._log.close()
+        if self.shape is not None:
+            self._remove()
 
     def _remove(self):
         try:
@@ -305,6 +330,16 @@ class GifStream:
                 self._error = self._error or exc
         if self._error is not None:
             raise self._error
+
+    def abort(self):
+        """Stop encoding (what is queued is dropped) and close the file as it is."""
+        self._error = self._error or InterruptedError("aborted")
+        self._queue.put(None)
+        self._thread.join()
+        try:
+            self.file.close()
+        except OSError:
+            pass
 
     def _encode_all(self):
         while True:
