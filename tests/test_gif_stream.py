@@ -189,3 +189,18 @@ def test_a_capture_stopped_by_ctrl_c_leaves_no_half_written_video(tmp_path, opti
     assert proc.wait(60) == 130, proc.stderr.read()
     assert "Traceback" not in proc.stderr.read()
     assert not path.exists()
+
+
+def test_an_encoder_failure_is_one_error_and_no_file(tmp_path, monkeypatch):
+    from abound.cli import outputs
+
+    def broken(rgb):
+        raise ValueError("the encoder broke")
+
+    monkeypatch.setattr(outputs, "_encode_frame", broken)
+    video = VideoWriter(tmp_path / "x.gif", "--gif", 50.0)
+    for f in frames_with_few_colours(3):
+        video.add(f)
+    with pytest.raises(outputs.OutputError, match=r"^--gif .*x\.gif: cannot write: the encoder broke$"):
+        video.close()
+    assert not (tmp_path / "x.gif").exists()

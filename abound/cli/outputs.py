@@ -216,9 +216,10 @@ class VideoWriter:
         try:
             self._gif.close()
             self._gif = None  # (kept until now: a Ctrl-C while it finishes aborts it)
-        except OSError as exc:
+        except Exception as exc:  # noqa: BLE001 - the disk's (OSError) or the encoder's: one line either way
             self._gif = None
-            raise OutputError(f"{self.option} {self.path}: cannot write: {exc.strerror or exc}") from None
+            why = getattr(exc, "strerror", None) or exc
+            raise OutputError(f"{self.option} {self.path}: cannot write: {why}") from None
 
     def abort(self):
         """Give the file up (the run did not end: Ctrl-C): stop the encoder or ffmpeg and remove
