@@ -26,9 +26,12 @@ class StepStats:
     ball_ball, ball_wall: contacts resolved (ball-wall counts segment faces,
     end points and the box); events: every event processed, including a
     sliding ball leaving its support; frozen: balls stopped for the rest of
-    the step because they exhausted the per-ball event budget (normally 0);
-    stopped: a step budget ran out, and every ball stopped short of the
-    step's end, at the first event left unresolved (normally False).
+    the step (mode frozen), either way it happens: a ball caught in a rattle
+    of rapid lossy contacts that did not fall asleep (a few while a heap
+    forms or a layer slides), or one over the per-ball event budget
+    (normally none); stopped: a step budget ran out, and every ball stopped
+    short of the step's end, at the first event left unresolved (normally
+    False).
     """
 
     ball_ball: int = 0

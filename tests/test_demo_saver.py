@@ -74,6 +74,22 @@ def test_a_settled_pile_is_livened_up():
     assert live.count == 1 and sim.velocities[0, 1] > 0  # kicked upwards
 
 
+def test_a_wave_fills_the_box_the_window_made_or_is_a_kick_where_it_cannot():
+    scene = {"world": {"width": 200.0, "height": 150.0, "gravity": [0.0, -980.0]},
+             "physics": {"backend": "reference", "seed": 4},
+             "spawn": [{"count": 30, "radius": 6.0}]}
+    sim = Simulation.from_config(scene)
+    sim.resize(600.0, 400.0)  # the saver's window made the box larger
+    live = Liveliness({"liven": "wave"})
+    new = live.liven(sim)
+    assert new is not sim and (new.width, new.height) == (600.0, 400.0) and len(new) == 30
+    # the new wave is spread over the whole new box, not the scene's 200x150 corner
+    assert new.positions[:, 0].max() > 200.0 + 6.0 or new.positions[:, 1].max() > 150.0 + 6.0
+    crowded = Simulation.from_config(dict(scene, spawn=[{"count": 40, "radius": 9.0}]))
+    crowded.resize(80.0, 60.0)  # a preview window too small for a wave of the scene's balls
+    assert live.liven(crowded) is crowded and (crowded.velocities[:, 1] > 0).all()  # a kick, no error
+
+
 def test_saver_command_runs_frames_and_windows_conventions(capsys, monkeypatch):
     from abound.cli import main
     assert main(["saver", "/p", "1234"]) == 0

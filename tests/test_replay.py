@@ -99,7 +99,10 @@ def record(path):
     Returns the frames drawn, the final positions and velocities, and (counted
     here, from the ticks) the steps each frame took and the step before each input.
     """
-    app = DemoApp(Simulation.from_config(SCENE), headless=True, visible=False, vsync=False, record=str(path))
+    # the box follows the window, as for a scene of random balls only (this one has walls and
+    # explicit balls, a fixed picture, whose box would keep its size): resizes are inputs to log
+    app = DemoApp(Simulation.from_config(SCENE), headless=True, visible=False, vsync=False, record=str(path),
+                  box_follows_window=True)
     drawn, frame_steps, stamps, steps = [], [], [], 0
     try:
         for before, elapsed, after in script():

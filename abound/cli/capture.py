@@ -10,7 +10,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from abound.cli.args import count, image_size
-from abound.cli.outputs import FRAME_NAME, VideoWriter, add_force, check_file, check_frames_dir
+from abound.cli.outputs import FRAME_NAME, VideoWriter, add_force, check_file, check_frames_dir, finish_video
 
 
 def add_arguments(parser):
@@ -150,21 +150,26 @@ def _write(frames, args, fps):
     pool = ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1)))
     pending = []
     try:
-        for k, frame in enumerate(frames):
-            if out is not None:
-                pending.append(pool.submit(_save_png, frame, out / FRAME_NAME.format(k)))
-                if len(pending) > 16:  # bound the memory held by queued frames
-                    pending.pop(0).result()
-            for video in videos:
-                video.add(frame)
-            if k == 0:
-                _say_how_it_draws()
-            progress.update(k + 1)
-        for f in pending:
-            f.result()
-    finally:
-        progress.close()
-        pool.shutdown(wait=True)
-    for video in videos:
-        video.close()
+        try:
+            for k, frame in enumerate(frames):
+                if out is not None:
+                    pending.append(pool.submit(_save_png, frame, out / FRAME_NAME.format(k)))
+                    if len(pending) > 16:  # bound the memory held by queued frames
+                        pending.pop(0).result()
+                for video in videos:
+                    video.add(frame)
+                if k == 0:
+                    _say_how_it_draws()
+                progress.update(k + 1)
+            for f in pending:
+                f.result()
+        finally:
+            progress.close()
+            pool.shutdown(wait=True)
+        for video in videos:
+            finish_video(video)
+    except BaseException:  # Ctrl-C or a failure: no video is left half written (one finished stays)
+        for video in videos:
+            video.abort()
+        raise
     return 0

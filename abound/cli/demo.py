@@ -3,8 +3,13 @@
 The physics takes fixed steps of the scene's dt, decoupled from the drawing
 rate: each frame runs as many steps as the elapsed time calls for, at most
 ``MAX_STEPS_PER_FRAME`` (a slow machine slows the simulation down instead of
-spiralling). The box is the window: resizing the window moves the walls
-(``sim.resize``). :class:`DemoApp` holds the window and turns keys and mouse
+spiralling). A scene with walls, pegs or explicit balls is a fixed picture
+(:func:`abound.scene.fixed_picture`): the window shows it scaled to fit,
+centred, aspect kept (the renderer's transform, the one ``abound capture``
+uses), whatever the window's size or fullscreen. A scene of only random
+balls fills the window instead: its box is the window, and resizing the
+window moves the box's sides (``sim.resize``). :class:`DemoApp` holds the
+window and turns keys and mouse
 gestures into actions on an :class:`abound.control.Controller`, the one place
 inputs change the simulation; tests build one headless and call its handlers
 directly. ``--record FILE`` writes those actions to a replay log
@@ -28,13 +33,39 @@ import numpy as np
 
 from abound.control import BACKENDS, GRAVITY_FACTOR, TILT_DEGREES, Controller
 from abound.cli.args import count, image_size
-from abound.cli.outputs import VIDEO, VideoWriter, add_force, check_file
+from abound.cli.outputs import VIDEO, VideoWriter, add_force, check_file, finish_video
 
 MAX_STEPS_PER_FRAME = 4
 FLING_GAIN = 4.0       # velocity (px/s) per pixel of drag
 
+# the controls, as ``abound demo --help`` lists them (README's table says the same, in more words)
+KEYS = [
+    ("Space", "pause / resume"),
+    ("Right arrow", "one step (while paused)"),
+    ("Left / Right arrow", "tilt gravity by 15 degrees (while running)"),
+    ("Up / Down arrow", "gravity 1.25 times stronger / weaker"),
+    ("G", "flip gravity"),
+    ("R", "reset to the starting state"),
+    ("B", "cycle the physics backend"),
+    ("T", "switch the ball time-of-impact method"),
+    ("+ / -", "add a ball / remove the last one"),
+    ("left-drag", "fling a new ball (velocity 4 x the drag)"),
+    ("right-click", "pin / unpin the ball under the cursor"),
+    ("H", "heads-up display"),
+    ("F", "fullscreen"),
+    ("S", "save a PNG screenshot in the current directory"),
+    ("Esc / Q", "quit"),
+]
+
 
 def add_arguments(parser):
+    import argparse
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    width = max(len(k) for k, _ in KEYS)
+    parser.epilog = ("keys and mouse in the window:\n"
+                     + "\n".join(f"  {k:<{width}}  {what}" for k, what in KEYS)
+                     + "\n\nA scene with walls, pegs or explicit balls is drawn scaled to fit the window;"
+                       "\na scene of random balls only fills it (its box is the window). See README.md, 'Demo window'.")
     parser.add_argument("scene", nargs="?", metavar="SCENE",
                         help="scene file or shipped scene name (default: the embedded default scene)")
     parser.add_argument("--frames", type=count(1), metavar="N", help="quit after N frames (for tests)")
@@ -79,12 +110,15 @@ class DemoApp:
     :class:`abound.replay.Replayer` to show instead of taking the user's
     inputs (its controller's simulation is shown; sim is then ignored; keys
     only quit). window: a window to draw into instead of opening one (the
-    saver's :class:`abound.render.foreign_window.ForeignWindow`); the box
-    then keeps the scene's size and the picture is scaled to fit the window.
+    saver's :class:`abound.render.foreign_window.ForeignWindow`).
+    box_follows_window: whether resizing the window resizes the box (default:
+    unless the scene is a fixed picture, see the module doc); otherwise the
+    box keeps its size and the picture is scaled to fit the window.
     """
 
     def __init__(self, sim=None, size=None, *, headless=None, visible=True, vsync=True, frames=None,
-                 record=None, source=None, video=None, replay=None, screenshot_dir=".", window=None):
+                 record=None, source=None, video=None, replay=None, screenshot_dir=".", window=None,
+                 box_follows_window=None):
         from abound.cli.display import require_display
         from abound.render.context import make_window
         from abound.render.style import RenderStyle
@@ -98,8 +132,10 @@ class DemoApp:
         w, h = size or (int(round(sim.width)), int(round(sim.height)))
         if video:
             check_file(video, "--video", VIDEO, force=True)  # the format (and ffmpeg) before a window opens
-        # the box is the window, unless the window is someone else's (then the scene is fitted into it)
-        self.box_follows_window = window is None
+        if box_follows_window is None:  # random balls fill the window; a fixed picture is fitted into it
+            from abound.scene import fixed_picture
+            box_follows_window = not fixed_picture(sim.scene)
+        self.box_follows_window = bool(box_follows_window)
         if window is None:
             window = make_window(w, h, visible=visible, resizable=True, vsync=vsync,
                                  caption="abound", headless=headless)
@@ -138,7 +174,7 @@ class DemoApp:
                 raise
         self.window.push_handlers(self)
         if replay is None:
-            self.on_resize(w, h)  # the box is the window (a replay log holds this resize already)
+            self.on_resize(w, h)  # the box follows the window (a replay log holds this resize already)
 
     @property
     def sim(self):
@@ -287,11 +323,12 @@ class DemoApp:
             self.recorder = None
         if self._video is not None:
             video, self._video = self._video, None
-            video.close()  # OutputError if the file could not be written
+            finish_video(video)  # OutputError if the file could not be written
 
     # -- window events -----------------------------------------------------------------
     def on_resize(self, width, height):
-        """The box follows the window (in world pixels, 1:1); a replay's box follows its log."""
+        """The box follows the window (in world pixels, 1:1) unless the scene is a fixed picture
+        (then the renderer fits the box into the window); a replay's box follows its log."""
         if width > 0 and height > 0 and self.replay is None and self.box_follows_window:
             self.control.resize(width, height)
         # let pyglet's default handler set its viewport and projection too

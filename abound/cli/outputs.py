@@ -11,10 +11,13 @@ an existing file is overwritten only with ``--force``. After it
 not empty.
 """
 import os
+import queue
 import shutil
 import stat
+import struct
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 
 FFMPEG_HINT = "needs ffmpeg on the PATH (Debian/Ubuntu: apt-get install ffmpeg)"
@@ -118,31 +121,43 @@ def check_written(path, option):
 
 
 class VideoWriter:
-    """Frames to a .gif (Pillow) or an .mp4 (ffmpeg), by the name's extension.
+    """Frames to a .gif (Pillow) or an .mp4 (ffmpeg), by the name's extension, as they come.
 
     add(frame) takes (H, W, 4) uint8 RGBA arrays, rows top-down, all of the
     first frame's size (others are skipped: a resized window keeps its
     first size); close() finishes the file and raises :class:`OutputError`
-    if it could not be written (a partial file is removed).
+    if it could not be written (a partial file is removed). Neither keeps
+    the frames: an .mp4's go to ffmpeg's input, a GIF's to a
+    :class:`GifStream`, so memory stays flat however long the recording.
+    ``pending`` is how many frames are still to be encoded.
     """
 
     def __init__(self, path, option, fps):
         self.path, self.option, self.fps = Path(path), option, float(fps)
         self.mp4 = self.path.suffix.lower() == ".mp4"
         self.shape = None
-        self.frames = []  # a GIF's frames (RGB), written at close
+        self.added = 0
+        self.done = False  # closed, the file whole
+        self._gif = None
         self._proc = self._log = None
         self._broken = False
+
+    @property
+    def pending(self):
+        return self._gif.pending if self._gif is not None else 0
 
     def add(self, frame):
         if self.shape is None:
             self.shape = frame.shape
             if self.mp4:
                 self._start_ffmpeg(frame.shape[1], frame.shape[0])
+            else:
+                self._start_gif()
         if frame.shape != self.shape:
             return
+        self.added += 1
         if not self.mp4:
-            self.frames.append(frame[..., :3].copy())
+            self._gif.add(frame[..., :3])
         elif not self._broken:
             try:
                 self._proc.stdin.write(frame.tobytes())
@@ -165,16 +180,17 @@ class VideoWriter:
         try:
             if self.mp4:
                 self._close_ffmpeg()
-            elif self.frames:
-                self._save_gif()
+            elif self._gif is not None:
+                self._close_gif()
             if self.shape is not None:
                 check_written(self.path, self.option)
+            self.done = True
         except OutputError:
             self._remove()
             raise
 
     def _close_ffmpeg(self):
-        proc, self._proc = self._proc, None
+        proc = self._proc
         if proc is None:
             return
         try:
@@ -182,6 +198,7 @@ class VideoWriter:
         except OSError:
             self._broken = True
         status = proc.wait()
+        self._proc = None  # (kept until now: a Ctrl-C while ffmpeg finishes aborts it)
         self._log.seek(0)
         said = [line.strip() for line in self._log.read().decode("utf-8", "replace").splitlines() if line.strip()]
         self._log.close()
@@ -189,18 +206,231 @@ class VideoWriter:
             why = f": {said[-1][:160]}" if said else ""
             raise OutputError(f"{self.option} {self.path}: ffmpeg failed (exit status {status}){why}")
 
-    def _save_gif(self):
-        from PIL import Image
-        frames, self.frames = self.frames, []
-        images = [Image.fromarray(f) for f in frames]
+    def _start_gif(self):
         try:
-            images[0].save(self.path, format="GIF", save_all=True, append_images=images[1:], loop=0,
-                           duration=max(20, int(round(1000.0 / self.fps))), optimize=False)
+            self._gif = GifStream(self.path, self.fps)
         except OSError as exc:
             raise OutputError(f"{self.option} {self.path}: cannot write: {exc.strerror or exc}") from None
+
+    def _close_gif(self):
+        try:
+            self._gif.close()
+            self._gif = None  # (kept until now: a Ctrl-C while it finishes aborts it)
+        except Exception as exc:  # noqa: BLE001 - the disk's (OSError) or the encoder's: one line either way
+            self._gif = None
+            why = getattr(exc, "strerror", None) or exc
+            raise OutputError(f"{self.option} {self.path}: cannot write: {why}") from None
+
+    def abort(self):
+        """Give the file up (the run did not end: Ctrl-C): stop the encoder or ffmpeg and remove
+        what was written (nothing, if no frame came: an existing file is then left alone).
+        A video closed whole is kept."""
+        if self.done:
+            return
+        gif, self._gif = self._gif, None
+        if gif is not None:
+            gif.abort()
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            try:
+                proc.stdin.close()
+            except OSError:
+                pass
+            proc.kill()
+            proc.wait()
+            self._log.close()
+        if self.shape is not None:
+            self._remove()
 
     def _remove(self):
         try:
             os.unlink(self.path)
         except OSError:
             pass
+
+
+def finish_video(video, stream=None):
+    """Close a :class:`VideoWriter`, saying so on a terminal (``stream``, default stderr): a line
+    when the writing begins, with the frames still to encode, and one when the file is whole.
+    Nothing is said when the stream is not a terminal (an error is then the only line)."""
+    import sys
+    import time
+    stream = stream or sys.stderr
+    try:
+        tty = stream.isatty()
+    except (ValueError, AttributeError):
+        tty = False
+    t0 = time.perf_counter()
+    if tty:
+        left = f", {video.pending} still to encode" if video.pending else ""
+        stream.write(f"abound: writing {video.path} ({video.added} frames{left}) ...\n")
+        stream.flush()
+    video.close()
+    if tty:
+        try:
+            size = f", {os.stat(video.path).st_size / 1e6:.1f} MB"
+        except OSError:
+            size = ""
+        stream.write(f"abound: wrote {video.path} ({video.added} frames{size}) "
+                     f"in {time.perf_counter() - t0:.1f} s\n")
+        stream.flush()
+
+
+class GifStream:
+    """An animated GIF written frame by frame, so that memory stays flat in the number of frames.
+
+    Each frame is quantized to its own palette of at most 256 colours
+    (Pillow's adaptive median cut, as Pillow's GIF writer does it: exact for
+    a frame of 256 colours or fewer), LZW-encoded by Pillow and appended to
+    the file at once, with its palette as the frame's local colour table. A
+    run of identical frames is written as one frame showing for their summed
+    time, as Pillow writes it. The work is done on a thread of its own,
+    behind a queue of at most ``QUEUE`` frames: ``add`` waits when the
+    encoder is that far behind (a large window's frames take about 35 ms
+    each), so a recording never holds more than that many frames.
+    ``close()`` encodes what is queued and ends the file; OSError if it could not be written.
+    """
+
+    QUEUE = 8
+
+    def __init__(self, path, fps):
+        self.delay = max(2, int(round(100.0 / float(fps))))  # centiseconds a frame shows (GIF's unit)
+        self.file = open(path, "wb")
+        self.frames = 0           # frames written to the file (a run of identical frames is one)
+        self._size = None
+        self._held = None         # (rgb, encoded frame, centiseconds): the last frame, until the next differs
+        self._error = None
+        self._queue = queue.Queue(self.QUEUE)
+        self._thread = threading.Thread(target=self._encode_all, name="abound-gif", daemon=True)
+        self._thread.start()
+
+    @property
+    def pending(self):
+        """Frames added and not yet encoded."""
+        return self._queue.qsize()
+
+    def add(self, rgb):
+        """Queue an (H, W, 3) uint8 frame (copied); all frames must be of the first one's size."""
+        if self._error is None:
+            self._queue.put(rgb.copy())
+
+    def close(self):
+        self._queue.put(None)
+        self._thread.join()
+        try:
+            if self._error is None:
+                self._flush()
+                if self._size is not None:
+                    self.file.write(b"\x3b")  # trailer
+        except OSError as exc:
+            self._error = self._error or exc
+        finally:
+            try:
+                self.file.close()
+            except OSError as exc:
+                self._error = self._error or exc
+        if self._error is not None:
+            raise self._error
+
+    def abort(self):
+        """Stop encoding (what is queued is dropped) and close the file as it is."""
+        self._error = self._error or InterruptedError("aborted")
+        self._queue.put(None)
+        self._thread.join()
+        try:
+            self.file.close()
+        except OSError:
+            pass
+
+    def _encode_all(self):
+        while True:
+            rgb = self._queue.get()
+            if rgb is None:
+                return
+            if self._error is not None:
+                continue  # drain: the file is lost already
+            try:
+                self._take(rgb)
+            except Exception as exc:  # noqa: BLE001 - reported at close, by the writer's thread
+                self._error = exc
+
+    def _take(self, rgb):
+        import numpy as np
+        if self._size is None:
+            self._size = (rgb.shape[1], rgb.shape[0])
+            self.file.write(_gif_header(*self._size))
+        held = self._held
+        if held is not None and np.array_equal(held[0], rgb):
+            self._held = (held[0], held[1], held[2] + self.delay)
+            return
+        self._flush()
+        self._held = (rgb, _encode_frame(rgb), self.delay)
+
+    def _flush(self):
+        if self._held is None:
+            return
+        _, encoded, delay = self._held
+        self._held = None
+        # graphic control extension: no disposal needed (each frame covers the whole picture), the delay
+        self.file.write(b"\x21\xf9\x04\x04" + struct.pack("<H", min(delay, 0xFFFF)) + b"\x00\x00")
+        self.file.write(encoded)
+        self.frames += 1
+
+
+def _gif_header(w, h):
+    """GIF89a, the logical screen (no global colour table), and the NETSCAPE2.0 loop-forever block."""
+    return (b"GIF89a" + struct.pack("<HHBBB", w, h, 0, 0, 0)
+            + b"\x21\xff\x0bNETSCAPE2.0\x03\x01\x00\x00\x00")
+
+
+def _encode_frame(rgb):
+    """One frame as a GIF image block: its descriptor with a local colour table and the LZW data.
+
+    Pillow quantizes and encodes it as a one-frame GIF; the block is taken out of that file, with
+    the file's global colour table made the frame's local one.
+    """
+    import io
+    from PIL import Image
+    image = Image.fromarray(rgb, "RGB").convert("P", palette=Image.Palette.ADAPTIVE)
+    buf = io.BytesIO()
+    image.save(buf, format="GIF", optimize=False)
+    return _image_block(buf.getvalue())
+
+
+def _image_block(data):
+    """The first image of a GIF file (bytes) as a self-contained image block with a local colour table."""
+    if data[:3] != b"GIF":
+        raise ValueError("not a GIF")
+    flags = data[10]
+    pos = 13
+    table, bits = b"", 0
+    if flags & 0x80:
+        bits = flags & 7
+        n = 3 << (bits + 1)
+        table, pos = data[pos:pos + n], pos + n
+    while pos < len(data):
+        kind = data[pos]
+        if kind == 0x21:  # an extension: skip its sub-blocks
+            pos += 2
+            while data[pos]:
+                pos += data[pos] + 1
+            pos += 1
+        elif kind == 0x2C:
+            x, y, w, h, iflags = struct.unpack("<HHHHB", data[pos + 1:pos + 10])
+            pos += 10
+            if iflags & 0x80:  # a local table already
+                bits = iflags & 7
+                n = 3 << (bits + 1)
+                table, pos = data[pos:pos + n], pos + n
+            if not table:
+                raise ValueError("a GIF image without a colour table")
+            start = pos
+            pos += 1  # LZW minimum code size
+            while data[pos]:
+                pos += data[pos] + 1
+            pos += 1
+            desc = b"\x2c" + struct.pack("<HHHHB", x, y, w, h, 0x80 | (iflags & 0x40) | bits)
+            return desc + table + data[start:pos]
+        else:
+            raise ValueError(f"unexpected GIF block {kind:#x}")
+    raise ValueError("a GIF without an image")

@@ -12,6 +12,12 @@ seed), ``kick`` (every free ball gets a random upward kick) or ``gravity``
 (gravity turns by 90 to 270 degrees). The number of balls never grows, so
 memory stays flat.
 
+The screen: a scene with walls, pegs or explicit balls is a fixed picture,
+scaled to fit the screen (or window), centred, aspect kept, as ``abound
+capture`` draws it; a scene of only random balls fills the screen: its
+balls are placed afresh in a box of the screen's size (when they fit there),
+and the box follows the window (see :func:`abound.scene.fixed_picture`).
+
 Conventions: Windows screensaver arguments ``/s`` (run), ``/p HWND`` or
 ``/p:HWND`` (preview: exits at once, status 0), ``/c`` or ``/c:HWND``
 (settings: prints where the scene file is). xscreensaver's, in its one-dash
@@ -144,11 +150,11 @@ class Liveliness:
         self.peak = 0.0
         self.still_for = 0.0
         if self.mode == "wave" and sim.scene is not None:
-            from abound import Simulation
             seed = int(sim.scene.get("physics", {}).get("seed", 0)) + self.count
-            new = Simulation.from_config(sim.scene, seed=seed, size=(sim.width, sim.height))
-            new.backend = sim.backend
-            return new
+            new = rebuilt(sim, seed=seed)
+            if new is not None:
+                return new
+            # the scene's balls do not fit the box the window made: a kick instead
         if self.mode == "gravity":
             a = np.radians(self.rng.uniform(90.0, 270.0))
             g = sim.gravity
@@ -162,6 +168,26 @@ class Liveliness:
         v[free, 1] += self.rng.uniform(0.5, 1.0, k) * LIVEN_KICK * np.sign(-sim.gravity[1] or 1.0)
         sim.velocities = v
         return sim
+
+
+def rebuilt(sim, seed=None, size=None):
+    """``sim``'s scene built afresh (seed, and a box of ``size``: default the current box), on
+    ``sim``'s backend; None when its balls cannot be placed there (a window smaller than the scene)."""
+    import copy
+    from abound import Simulation
+    from abound.errors import SceneError
+    scene = copy.deepcopy(sim.scene)
+    world = scene.get("world", {})
+    whole = [0.0, 0.0, world.get("width"), world.get("height")]
+    for group in scene.get("spawn", []):
+        if group.get("region") == whole:  # the whole box (given or by default): the new box's whole
+            group["region"] = None
+    try:
+        new = Simulation.from_config(scene, seed=seed, size=size or (sim.width, sim.height))
+    except SceneError:
+        return None
+    new.backend = sim.backend
+    return new
 
 
 class SaverApp:
@@ -190,12 +216,12 @@ class SaverApp:
         self.opened = time.perf_counter()
         self.origin = None
         for window in windows or []:  # someone else's: no fullscreen, no pointer, no input
-            app = DemoApp(sim, window=window)
+            app = DemoApp(sim, window=window, box_follows_window=self._follows(sim))
             window.remove_handlers(app)
-            self._attach(app, on_draw=self._drawer(app), on_close=self.on_close)
+            self._attach(app, on_draw=self._drawer(app), on_close=self.on_close, on_resize=app.on_resize)
         for screen in ([] if windows else screens or [None]):
             app = DemoApp(sim, size=size or ((960, 540) if windowed or headless else None), headless=headless,
-                          visible=True, vsync=True)
+                          visible=True, vsync=True, box_follows_window=self._follows(sim))
             w = app.window
             if screen is not None and not windowed and not headless:
                 w.set_fullscreen(True, screen=screen)
@@ -206,6 +232,29 @@ class SaverApp:
             self._attach(app, on_draw=self._drawer(app), on_key_press=self.on_key_press,
                          on_mouse_press=self.on_mouse_press, on_mouse_motion=self.on_mouse_motion,
                          on_close=self.on_close, on_resize=app.on_resize)
+        self._fill_screen()
+
+    def _follows(self, sim):
+        """Whether the next window's size makes the box: a scene of random balls only
+        follows its first window (the others show that box fitted into them)."""
+        from abound.scene import fixed_picture
+        return not self.apps and not fixed_picture(sim.scene)
+
+    def _fill_screen(self):
+        """A scene of random balls only: its balls placed afresh in a box of the first window's
+        size, so that they fill the screen from the start (kept as they are if they do not fit)."""
+        app = self.apps[0] if self.apps else None
+        if app is None or not app.box_follows_window or self.sim.scene is None:
+            return
+        w, h = app.window.get_size()
+        world = self.sim.scene.get("world", {})
+        if w <= 0 or h <= 0 or (w, h) == (world.get("width"), world.get("height")):
+            return  # (the balls were placed in a box of this size)
+        new = rebuilt(self.sim, size=(w, h))
+        if new is not None:
+            self.sim = new
+            for a in self.apps:
+                a.sim = new
 
     def _attach(self, app, **handlers):
         self.drawers.append(handlers["on_draw"])

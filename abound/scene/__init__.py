@@ -24,7 +24,22 @@ from abound.scene.schema import MAX_BALLS, Ctx, normalize
 from abound.simulation import Simulation
 
 __all__ = ["build_simulation", "load_scene", "read_scene", "resolve_source", "normalize",
-           "SceneError", "MAX_BALLS"]
+           "fixed_picture", "SceneError", "MAX_BALLS"]
+
+
+def fixed_picture(scene):
+    """Whether a scene is a fixed picture: it has walls, pegs or explicit balls.
+
+    Such a scene is drawn scaled to fit a window or screen of any size,
+    centred, its aspect kept (the box never changes: walls and pegs stay
+    where they are on the balls' scale). A scene of only random ([[spawn]])
+    balls, or no scene (``None``: a Simulation built by hand), is not: its
+    box may follow the window. ``scene`` is a normalized scene dict
+    (``sim.scene``); sections it lacks count as empty.
+    """
+    if not isinstance(scene, dict):
+        return False
+    return any(scene.get(name) for name in ("walls", "pegs", "balls"))
 
 
 def resolve_source(source):
