@@ -42,7 +42,7 @@ def _drop_stale_cache(folder):
     for name in SOURCES:
         with open(os.path.join(folder, name), "rb") as f:
             digest.update(f.read())
-    cache = os.path.join(folder, "__pycache__")
+    cache = _numba_cache_dir(os.path.join(folder, "engine.py")) or os.path.join(folder, "__pycache__")
     stamp = os.path.join(cache, "abound-engine.sha256")
     try:
         with open(stamp) as f:
@@ -59,6 +59,23 @@ def _drop_stale_cache(folder):
             f.write(digest.hexdigest())
     except OSError:
         pass  # a read-only install: numba then caches elsewhere, or not at all
+
+
+def _numba_cache_dir(source):
+    """The directory numba caches the functions of the file ``source`` in, as it chooses it:
+    $NUMBA_CACHE_DIR when set, else ``__pycache__`` beside the file when that is writable,
+    else the user's cache directory (``~/.cache/numba/...``: a read-only install, e.g. a
+    system-wide one, caches there). None if numba has no such place or its API changed."""
+    try:
+        from numba.core import caching
+        impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
+        for cls in impl._locator_classes:
+            locator = cls.from_function(_numba_cache_dir, source)
+            if locator is not None:
+                return locator.get_cache_path()
+    except Exception:  # noqa: BLE001 - then the in-tree guess
+        pass
+    return None
 
 
 def _start_numba():
