@@ -372,6 +372,7 @@ def run(args):
     except (RenderError, ValueError) as exc:
         print(f"abound: error: {exc}", file=sys.stderr)
         return 2
+    app.apps[0].start_warmup()  # the window draws at once while the fast engine compiles
     app.run()
     return 0
 
