@@ -191,7 +191,8 @@ class DemoApp:
         warm = self.warmup
         if warm.switch(self.sim):
             self.control.template.backend = "fast"  # R resets onto it too
-            print(f"abound: the fast engine is ready ({warm.seconds:.1f} s)", file=sys.stderr)
+            if warm.compiling:  # (a load from numba's cache goes unmentioned)
+                print(f"abound: the fast engine is ready ({warm.seconds:.1f} s)", file=sys.stderr)
         if warm.done.is_set():
             if warm.error:
                 print(f"abound: the fast engine cannot run ({warm.error}); staying on the reference engine",
@@ -525,7 +526,10 @@ def run(args):
         print(f"abound: error: {exc}", file=sys.stderr)
         return 2
     app.start_warmup()
-    app.run()
+    from abound.cli.awake import KeepAwake, window_id
+    # someone is watching: the desktop's screensaver is held off while the window is open
+    with contextlib.nullcontext() if app.headless else KeepAwake(window_id(app.window)):
+        app.run()
     return exit_status(app)
 
 
