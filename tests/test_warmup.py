@@ -227,3 +227,41 @@ def test_a_read_only_install_caches_in_the_users_cache_directory(tmp_path):
     assert len(written) == 1 and written[0].is_relative_to(cache / "numba")
     assert (written[0].parent / "abound-engine.sha256").is_file()  # the stale-cache stamp beside it
     assert not list(site.rglob("*.nbi")) and not list(site.rglob("__pycache__"))
+
+
+@pytest.mark.parametrize("end", ["exit", "SIGKILL"])
+def test_the_compiling_child_ends_with_its_parent(tmp_path, end):
+    """On an empty cache a child process compiles; a screensaver must leave nothing behind, so it
+    ends when the parent ends - at exit, and even when the parent is killed outright."""
+    import signal
+    import time
+    code = ("import sys, time\n"
+            "from abound import Simulation\n"
+            "from abound.physics import warmup\n"
+            "sim = Simulation.from_config('drop', backend='fast')\n"
+            "warm = warmup.start(sim, quiet=True)\n"
+            "t_end = time.monotonic() + 60\n"
+            "while warm.process is None and time.monotonic() < t_end:\n"
+            "    time.sleep(0.01)\n"
+            "print(warm.process.pid, flush=True)\n"
+            f"time.sleep({2.5 if end == 'exit' else 60})\n")
+    env = dict(os.environ, PYTHONPATH=str(REPO), NUMBA_CACHE_DIR=str(tmp_path / "empty"))
+    parent = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True)
+    child = int(parent.stdout.readline())
+    assert Path(f"/proc/{child}").exists()
+    time.sleep(2.0)  # the child is compiling by now (it checks for a dead parent when it starts, too)
+    assert _alive(child)
+    if end == "SIGKILL":
+        parent.send_signal(signal.SIGKILL)
+    parent.wait(30)
+    t0 = time.monotonic()
+    while _alive(child):
+        assert time.monotonic() - t0 < 1.0, f"the compiling child still runs after its parent's {end}"
+        time.sleep(0.02)
+
+
+def _alive(pid):
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1][0] != "Z"
+    except (OSError, IndexError):
+        return False

@@ -134,12 +134,10 @@ class Warmup:
         """
         import subprocess
         self._compiling_now()
-        code = "from abound.physics import warmup; warmup.compile_here()"
-        kw = {}
-        if sys.platform.startswith("linux"):
-            kw["preexec_fn"] = _die_with_parent
+        import os
+        code = f"from abound.physics import warmup; warmup.compile_here({os.getpid()})"
         self.process = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **kw)
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         _children.append(self.process)
         err = self.process.communicate()[1]
         _children.remove(self.process)
@@ -226,14 +224,20 @@ import atexit  # noqa: E402
 atexit.register(_end_children)
 
 
-def _die_with_parent():
-    """In the child (Linux): SIGKILL when the parent dies, even by SIGKILL."""
-    import ctypes
+def _die_with_parent(parent):
+    """In the child: end when the parent process ``parent`` ends, even by SIGKILL (Linux's
+    PR_SET_PDEATHSIG; set here rather than between fork and exec, where a process with
+    threads must run no Python); if it has ended already, end now."""
+    import os
     import signal
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+    if sys.platform.startswith("linux"):
+        import ctypes
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if parent is not None and os.getppid() != parent:
+        sys.exit(0)
 
 
 def _cache_is_cold():
@@ -251,8 +255,9 @@ def _cache_is_cold():
     return not glob.glob(os.path.join(glob.escape(cache), f"engine.step-*.{tag}.nbi"))
 
 
-def compile_here():
-    """The child's work: compile the fast engine into numba's cache."""
+def compile_here(parent=None):
+    """The child's work: compile the fast engine into numba's cache (parent: the pid to die with)."""
+    _die_with_parent(parent)
     from abound.physics import backends
     _, engine = backends.get("fast")
     exercise(engine)
