@@ -124,6 +124,21 @@ def test_a_slow_reference_step_stops_the_reference_steps():
     assert warm.steps(sim, 4) == 0
 
 
+def test_deep_overlaps_to_push_apart_wait_for_the_fast_engine():
+    """A window smaller than the box squeezes the balls together: pushing them apart again takes
+    the reference engine seconds (galton in 960x540: 7 s), so that step waits."""
+    warm = warmup.Warmup.__new__(warmup.Warmup)
+    warm._slow = warm._tried = False
+    sim = Simulation.from_config("galton", backend="reference")
+    assert warm.steps(sim, 1) == 1  # as built: nothing to push apart
+    sim.resize(960, 540)
+    assert sim.max_overlap() > warmup.SETTLE_OVERLAP and warm.steps(sim, 1) == 0
+    sim.backend = "fast"
+    sim.step()  # the fast engine pushes them apart
+    sim.backend = "reference"
+    assert warm.steps(sim, 1) == 1
+
+
 def test_after_the_warm_up_nothing_is_left_to_compile():
     """Every compiled function abound calls from Python: run each shipped scene on the fast
     engine (split steps on two threads and one) after the warm-up; numba adds no overload."""

@@ -17,7 +17,9 @@ Until then the reference engine runs the scene as fast as it can, which
 for a big scene is slowly: :meth:`Warmup.steps` allows one step per frame,
 and none at all when a step of the reference engine takes longer than
 ``SLOW_STEP`` (measured; a scene of more than ``FIRST_STEP_BALLS`` balls
-does not try one), so that the window keeps drawing and answering.
+does not try one), or when the step would first push deep overlaps apart
+(``SETTLE_OVERLAP``: a window smaller than the scene's box squeezes it), so
+that the window keeps drawing and answering.
 
 The compiler holds the interpreter's lock much of the time; the drawing
 thread gets it back at least every few milliseconds (sys.getswitchinterval).
@@ -33,6 +35,10 @@ MESSAGE = "compiling the fast engine (first run only)"
 _compiled = False  # a Warmup of this process has the fast engine ready
 SLOW_STEP = 0.25         # s: a reference step slower than this waits for the fast engine
 FIRST_STEP_BALLS = 5000  # more balls: not even one reference step is tried (a hot gas of 10,000 takes ~2 s)
+# overlaps to push apart before the next step (after a resize that squeezed the box: galton in
+# a 960x540 window takes the reference engine 7 s, rain 35 s), deeper than this share of a
+# radius: that step waits for the fast engine
+SETTLE_OVERLAP = 0.01
 
 
 def wanted_backend(name):
@@ -172,6 +178,8 @@ class Warmup:
         """How many of ``wanted`` reference steps to take now while the fast engine compiles."""
         if wanted <= 0 or self._slow:
             return 0
+        if sim._dirty and sim.max_overlap() > SETTLE_OVERLAP:
+            return 0  # pushing overlaps apart in plain Python can take long: wait (and look again)
         if not self._tried and len(sim) > FIRST_STEP_BALLS:
             self._slow = True
             return 0
