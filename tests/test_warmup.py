@@ -65,7 +65,7 @@ def test_the_demo_steps_on_reference_says_so_then_switches_without_a_jump(held, 
     sim = Simulation.from_config("default", backend="fast")
     app = DemoApp(sim, headless=True)  # the window is the scene's box
     try:
-        app.start_warmup()
+        app.warmup = warmup.start(app.sim)  # (start_warmup leaves headless runs alone)
         warm = app.warmup
         assert warm is not None and app.sim.backend == "reference"
         for _ in range(5):
@@ -100,7 +100,7 @@ def test_a_big_scene_waits_for_the_fast_engine_but_the_window_draws(held):
     sim = Simulation.from_config("pile", balls=warmup.FIRST_STEP_BALLS + 1, backend="fast")
     app = DemoApp(sim, headless=True, size=(320, 240))
     try:
-        app.start_warmup()
+        app.warmup = warmup.start(app.sim)  # (start_warmup leaves headless runs alone)
         for _ in range(3):
             app.tick(app.sim.dt)
             app.draw()
@@ -280,3 +280,22 @@ def _alive(pid):
         return Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1][0] != "Z"
     except (OSError, IndexError):
         return False
+
+
+@pytest.mark.parametrize("cache", ["warm", "cold"])
+def test_a_process_may_end_while_the_fast_engine_loads(tmp_path, cache):
+    """Exiting while the warm-up thread is in numba's LLVM code crashed the process in LLVM's
+    destructors (SIGABRT, SIGSEGV): exit waits for the loading thread, and kills the compiling
+    child. Exits at several moments of the load, each must be clean."""
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    for k, delay in enumerate((0.0, 0.05, 0.15, 0.3, 0.6)):
+        if cache == "cold":
+            env["NUMBA_CACHE_DIR"] = str(tmp_path / f"empty{k}")
+        code = ("import time\n"
+                "from abound import Simulation\n"
+                "from abound.physics import warmup\n"
+                "sim = Simulation.from_config('drop', backend='fast')\n"
+                "warm = warmup.start(sim, quiet=True)\n"
+                f"time.sleep({delay})\n")
+        proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0 and proc.stderr == "", (delay, proc.returncode, proc.stderr[-2000:])

@@ -380,9 +380,10 @@ class DemoApp:
 
     def start_warmup(self):
         """Run on the reference engine while the fast one compiles, when the simulation asked
-        for the fast one and this process has not compiled it yet (abound/physics/warmup.py)."""
+        for the fast one and this process has not compiled it yet (abound/physics/warmup.py).
+        Not headless: no window waits there, and a run of N frames stays what it was."""
         from abound.physics import warmup
-        if self.replay is None:
+        if self.replay is None and not self.headless:
             self.warmup = warmup.start(self.sim)
 
     def reset(self):

@@ -105,20 +105,36 @@ class Warmup:
         self._slow = False        # a reference step took longer than SLOW_STEP
         self._tried = False       # a reference step was tried
         self._thread = threading.Thread(target=self._run, name="abound-fast-engine", daemon=True)
+        _warmups.append(self)
         self._thread.start()
 
     def _run(self):
+        """Load the fast engine from numba's cache on this thread; whatever must be compiled is
+        compiled by a child process first (numba is stopped when it would compile here, by
+        _CompileListener raising _Compiles). This thread only loads: a process must not exit
+        while a thread runs LLVM code (LLVM's destructors then crash it), and loading takes
+        a fraction of a second, so stop_all() can wait for it."""
         global _compiled
         listener = None
         try:
             from numba.core import event
             listener = _CompileListener(self._compiling_now)
             event.register("numba:compile", listener)
+            listener.refuse = self.child
             if self.child and _cache_is_cold():
                 self._compile_in_child()
-            from abound.physics import backends
-            _, engine = backends.get("fast")
-            exercise(engine)  # loaded from the cache the child filled, or compiled here
+            for attempt in range(2):
+                if _exiting.is_set():
+                    raise _Compiles("the process is ending")
+                try:
+                    from abound.physics import backends
+                    _, engine = backends.get("fast")
+                    exercise(engine)  # loaded from the cache (the child filled it)
+                    break
+                except _Compiles:
+                    if attempt or not self.child:
+                        raise
+                    self._compile_in_child()  # the cache lacked something: the child compiles it
             _compiled = True
         except Exception as exc:  # noqa: BLE001 - any failure leaves the reference engine running
             self.error = f"{type(exc).__name__}: {exc}"
@@ -218,18 +234,31 @@ def start(sim, *, quiet=False, stream=None):
 
 
 _children = []  # compiling child processes, ended at exit
+_warmups = []   # Warmups of this process
+_exiting = threading.Event()
 
 
-def _end_children():
+class _Compiles(Exception):
+    """numba was about to compile on the warm-up thread (or the process is ending)."""
+
+
+def stop_all(timeout=2.0):
+    """Before the process exits: end the compiling children and wait (at most ``timeout`` s) for
+    the warm-up threads, which then only finish loading from the cache or give up. A process
+    that exits while a thread runs numba's LLVM code crashes in LLVM's destructors."""
+    _exiting.set()
     for proc in list(_children):
         try:
             proc.kill()
         except OSError:
             pass
+    t_end = time.monotonic() + timeout
+    for warm in list(_warmups):
+        warm._thread.join(max(0.0, t_end - time.monotonic()))
 
 
 import atexit  # noqa: E402
-atexit.register(_end_children)
+atexit.register(stop_all)
 
 
 def _die_with_parent(parent):
@@ -279,9 +308,12 @@ def _listener_class():
 
         def __init__(self, callback):
             self.callback = callback
+            self.refuse = False
 
         def on_start(self, event):
             self.callback()
+            if self.refuse and threading.current_thread().name == "abound-fast-engine":
+                raise _Compiles("numba would compile on the warm-up thread")
 
         def on_end(self, event):
             pass
