@@ -6,10 +6,11 @@ takes about a minute; loaded from numba's cache it takes a fraction of a
 second. A window must not sit frozen meanwhile. So the windowed commands
 build their simulation on ``reference`` (the same source as plain Python:
 the same results, bit for bit) when it asked for ``fast``, and a
-:class:`Warmup` compiles the fast engine on a thread of its own, calling
+:class:`Warmup` gets the fast engine ready on a thread of its own, calling
 every function of it that abound calls from Python on a small scene of its
 own (:func:`exercise`), so that nothing is left to compile when the
-simulation switches. :meth:`Warmup.switch` moves the simulation to ``fast``
+simulation switches. What must be compiled, a child process compiles into
+numba's cache (:func:`compile_here`); the thread only loads from the cache. :meth:`Warmup.switch` moves the simulation to ``fast``
 between two steps once it is ready: the two backends share the ball arrays,
 so nothing is copied and nothing moves.
 
@@ -21,9 +22,12 @@ does not try one), or when the step would first push deep overlaps apart
 (``SETTLE_OVERLAP``: a window smaller than the scene's box squeezes it), so
 that the window keeps drawing and answering.
 
-The compiler holds the interpreter's lock much of the time; the drawing
-thread gets it back at least every few milliseconds (sys.getswitchinterval).
-GL-free, like the rest of abound.physics.
+Why a child process: the compiler is mostly Python and would hold this
+process's interpreter lock against the drawing (each slowed the other:
+190 s to the fast engine instead of 50), and a process must not exit while
+one of its threads runs LLVM code (it crashed in LLVM's destructors). The
+child dies with its parent; at exit the loading thread is waited for
+(:func:`stop_all`). GL-free, like the rest of abound.physics.
 """
 import sys
 import threading
