@@ -97,9 +97,11 @@ def render_frames(scene=None, frames=60, size=(640, 480), every=1, *, seed=None,
         cap.close()
 
 
-def stepped_frames(sim, cap, frames, every):
+def stepped_frames(sim, cap, frames, every, step=None):
     """Yield ``frames`` pictures from the FrameCapture ``cap``, ``sim`` stepped
     ``every`` times (its dt) between two (render_frames and ``abound capture``).
+    step: what takes one step (default ``sim.step``; ``abound capture`` passes
+    a Warmup's, abound/warmup.py).
 
     With trails, the steps between two frames are drawn too, those whose
     trails still show: a frame then looks as the demo shows it (at 60
@@ -110,7 +112,7 @@ def stepped_frames(sim, cap, frames, every):
     for k in range(frames):
         if k:
             for s in range(every):
-                sim.step()
+                (step or sim.step)()
                 if every - 1 - trailing <= s < every - 1:
                     cap.draw(sim)
         yield cap.frame(sim)

@@ -113,9 +113,13 @@ class Simulation:
     @backend.setter
     def backend(self, name):
         new = backends.get(name)
-        if new[0] != getattr(self, "_backend_name", None):
+        old = getattr(self, "_backend_name", None)
+        if new[0] != old and {new[0], old} != {"reference", "fast"}:
             # another engine's state (pymunk leaves balls overlapping, the
-            # exact engines leave sleepers): settled before the next step
+            # exact engines leave sleepers): settled before the next step.
+            # reference and fast are one engine (the same source and state, the
+            # same results bit for bit): between them the run goes on untouched
+            # (abound/warmup.py switches so, while a window runs).
             self._dirty = True
         self._backend_name, self._backend = new
 

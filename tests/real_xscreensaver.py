@@ -25,6 +25,7 @@ couple of minutes) and needs root.
 import argparse
 import os
 import pwd
+import shlex
 import shutil
 import subprocess
 import sys
@@ -97,12 +98,28 @@ def abound_pids(venv):
             continue
         try:
             cmd = (entry / "cmdline").read_bytes().split(b"\0")
-            if any(str(venv).encode() in c for c in cmd) and b"saver" in cmd:
+            if any(str(venv).encode() in c for c in cmd) and (b"saver" in cmd or compiler(cmd)):
                 env = dict(kv.split(b"=", 1) for kv in (entry / "environ").read_bytes().split(b"\0") if b"=" in kv)
                 found[int(entry.name)] = {k.decode(): v.decode() for k, v in env.items()}
         except OSError:
             continue
     return found
+
+
+def compiler(cmd):
+    """Whether a command line is abound's child compiling the fast engine (abound/warmup.py)."""
+    return any(b"compile_here" in c for c in cmd)
+
+
+def saver_pid(pids):
+    """The saver among abound's processes (not its compiling child)."""
+    for pid in pids:
+        try:
+            if not compiler(Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")):
+                return pid
+        except OSError:
+            continue
+    return next(iter(pids))
 
 
 def wait_gone(pids, seconds, t0):
@@ -175,7 +192,14 @@ def main():
         xvfb = as_user(["Xvfb", display, "-screen", "0", "1280x720x24", "-nolisten", "tcp"], env,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_for_server(display)
-        line = f"{venv / 'bin' / 'abound'} saver {scene} --root"
+        # the programs: entry as abound prints it (abound saver --xscreensaver-setup), with the scene added
+        setup = subprocess.run([str(venv / "bin" / "abound"), "saver", "--xscreensaver-setup"],
+                               capture_output=True, text=True, check=True).stdout
+        entry = next(x for x in setup.splitlines() if x.rstrip().endswith("\\n\\"))
+        words = shlex.split(entry.rstrip()[:-3])
+        if words[1] != str(venv / "bin" / "abound") or words[2:] != ["saver", "--root"]:
+            failures.append(f"--xscreensaver-setup's programs: entry is not the venv's abound: {entry}")
+        line = f"{words[1]} saver --scene {scene} --root"
         rc = Path(user.pw_dir) / ".xscreensaver"
         rc.write_text("\n".join([
             "timeout: 0:30:00", "lock: False", "fade: False", "unfade: False", "splash: False",
@@ -210,7 +234,12 @@ def main():
         if not pids:
             failures.append("xscreensaver started no abound process (see xscreensaver.log)")
         else:
-            pid, penv = next(iter(pids.items()))
+            time.sleep(1.0)  # a compiling child too, if the cache is cold (it must go as well)
+            pids.update(abound_pids(venv))
+            pid = saver_pid(pids)
+            penv = pids[pid]
+            if len(pids) > 1:
+                print(f"    and {len(pids) - 1} more: {sorted(pids)}")
             xid = int(penv.get("XSCREENSAVER_WINDOW", "0"), 16)
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
             print(f"    abound pid {pid}: {cmdline}")

@@ -102,6 +102,7 @@ def test_installed_wheel_finds_its_data(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     for p in (REPO / "configs").glob("*.toml"):
         assert f"abound/configs/{p.name}" in names
+    assert "abound/abound.xml" in names  # xscreensaver's settings (abound saver --xscreensaver-setup)
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target",
                     str(target), str(wheel)], check=True, capture_output=True, timeout=300)

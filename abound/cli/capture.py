@@ -86,8 +86,11 @@ def run(args):
         print(f"abound: error: {exc}", file=sys.stderr)
         return 2
 
+    from abound import warmup
+    warm = warmup.start(sim)  # reference steps while the fast engine compiles, where they are quick
+    step = None if warm is None else (lambda: warm.step(sim))
     try:
-        status = _write(stepped_frames(sim, cap, args.frames, args.every), args, fps)
+        status = _write(stepped_frames(sim, cap, args.frames, args.every, step), args, fps)
     finally:
         cap.close()
     if status == 0:

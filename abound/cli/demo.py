@@ -163,6 +163,7 @@ class DemoApp:
                                       font_size=11, color=(235, 235, 235, 255))
         self._hud_bg = None
         self._target = None  # the Offscreen framebuffer frames are drawn into
+        self.warmup = None  # a Warmup while the fast engine compiles (start_warmup)
         self._video = VideoWriter(video, "--video", 60.0) if video else None
         self.recorder = None
         if record:
@@ -209,10 +210,34 @@ class DemoApp:
     def _run_steps(self, steps):
         if steps <= 0:
             return
+        if self.warmup is not None:  # the fast engine compiles meanwhile (abound/warmup.py)
+            steps = self._warm_steps(steps)
+            if steps <= 0:
+                return
         t0 = time.perf_counter()
         self.control.advance(steps)
+        if self.warmup is not None and self.sim.backend == "reference":
+            self.warmup.took((time.perf_counter() - t0) / steps)
         self.stats["physics_ms"] = (time.perf_counter() - t0) * 1000.0
         self.stats["contacts"] = self.control.contacts
+
+    def _warm_steps(self, steps):
+        """While the fast engine compiles: switch to it between two steps once it is ready
+        (the same results, no jump), else the steps the reference engine may take now."""
+        warm = self.warmup
+        if warm.switch(self.sim):
+            self.control.template.backend = "fast"  # R resets onto it too
+            if warm.compiling:  # (a load from numba's cache goes unmentioned)
+                print(f"abound: the fast engine is ready ({warm.seconds:.1f} s)", file=sys.stderr)
+        if warm.done.is_set():
+            if warm.error:
+                print(f"abound: the fast engine cannot run ({warm.error}); staying on the reference engine",
+                      file=sys.stderr)
+            self.warmup = None
+            return steps
+        if self.sim.backend != "reference":  # another backend chosen meanwhile (B)
+            return steps
+        return warm.steps(self.sim, steps)
 
     # -- drawing -----------------------------------------------------------------------
     def draw(self):
@@ -258,7 +283,12 @@ class DemoApp:
         return (f"fps {s['fps']:.0f}   physics {s['physics_ms']:.2f} ms   render {s['render_ms']:.2f} ms\n"
                 f"balls {len(sim)}   contacts/frame {s['contacts']}   energy drift {drift:+.2e}\n"
                 f"backend {sim.backend}   ball TOI {sim.ball_toi}   gravity ({g[0]:.0f}, {g[1]:.0f})"
-                f"{'   PAUSED' if self.paused else ''}{self._replay_note()}")
+                f"{'   PAUSED' if self.paused else ''}{self._replay_note()}{self._warm_note()}")
+
+    def _warm_note(self):
+        from abound.warmup import MESSAGE
+        warm = self.warmup
+        return f"\n{MESSAGE}" if warm is not None and warm.compiling and not warm.done.is_set() else ""
 
     def _replay_note(self):
         if self.replay is None:
@@ -384,6 +414,14 @@ class DemoApp:
         else:
             return False
         return True
+
+    def start_warmup(self):
+        """Run on the reference engine while the fast one compiles, when the simulation asked
+        for the fast one and this process has not compiled it yet (abound/warmup.py).
+        Not headless: no window waits there, and a run of N frames stays what it was."""
+        from abound import warmup
+        if self.replay is None and not self.headless:
+            self.warmup = warmup.start(self.sim)
 
     def reset(self):
         """Back to the state the demo started with (the box stays the window's size)."""
@@ -525,7 +563,11 @@ def run(args):
     except RenderError as exc:
         print(f"abound: error: {exc}", file=sys.stderr)
         return 2
-    app.run()
+    app.start_warmup()
+    from abound.cli.awake import KeepAwake, window_id
+    # someone is watching: the desktop's screensaver is held off while the window is open
+    with contextlib.nullcontext() if app.headless else KeepAwake(window_id(app.window)):
+        app.run()
     return exit_status(app)
 
 

@@ -43,8 +43,13 @@ SETTLE_SECONDS = 0.5      # motion events right after opening are ignored
 LIVEN_KICK = 900.0        # px/s, upward speed of a "kick"
 
 
+MAX_GRAVITY = 10.0        # the largest --gravity factor
+XSCREENSAVER_CONFIG_DIR = "/usr/share/xscreensaver/config"  # where xscreensaver-settings reads <hack>.xml
+
+
 def add_arguments(parser):
-    from abound.cli.args import count
+    from abound.cli.args import count, positive
+    from abound.scene.schema import LIVEN
     parser.description = ("run as a screensaver: fullscreen, or in the X window xscreensaver gives "
                           "(--root, --window-id; xscreensaver's one-dash spellings -root, -window-id, "
                           "-fps, -delay work too)")
@@ -62,6 +67,16 @@ def add_arguments(parser):
                         help="draw into xscreensaver's window ($XSCREENSAVER_WINDOW), else the root window")
     parser.add_argument("--window-id", dest="xs_window", type=_window_id, metavar="ID",
                         help="draw into the X window ID (decimal or 0x hex), as xscreensaver asks")
+    parser.add_argument("--scene", dest="scene_opt", metavar="SCENE",
+                        help="scene file or shipped scene name (as SCENE; xscreensaver's settings pass it so)")
+    parser.add_argument("--balls", type=count(0), metavar="N",
+                        help="total number of random ([[spawn]]) balls; 0: the scene's own (scenes without "
+                             "random balls keep theirs)")
+    parser.add_argument("--gravity", type=positive(float, hi=MAX_GRAVITY), metavar="F",
+                        help="gravity times F (default 1)")
+    parser.add_argument("--liven", choices=LIVEN, help="what livens a still scene up (default: the scene's)")
+    parser.add_argument("--xscreensaver-setup", action="store_true",
+                        help="print how to add abound to xscreensaver (its programs: line and settings file)")
     parser.add_argument("--window", action="store_true", help="preview in a normal window instead of fullscreen")
     parser.add_argument("--frames", type=count(1), metavar="N", help="quit after N frames (for tests)")
     parser.add_argument("--seed", type=count(0), metavar="S", help="override the scene's seeds")
@@ -342,7 +357,6 @@ class SaverApp:
 
 
 def run(args):
-    from abound import Simulation
     from abound.render.style import RenderError
     words = list(args.words)
     if isinstance(args.fps, _Word):  # a bare --fps, then the scene
@@ -364,12 +378,20 @@ def run(args):
         words = words[1:]
     if words:
         scene = words[0]
+    if args.xscreensaver_setup:
+        print(xscreensaver_setup())
+        return 0
+    if args.scene_opt is not None:
+        if scene is not None and scene != args.scene_opt:
+            print(f"abound: error: two scenes: {scene!r} and --scene {args.scene_opt!r}", file=sys.stderr)
+            return 2
+        scene = args.scene_opt
     try:
         target = target_window(args.xs_window, args.xs_root, os.environ)
     except ValueError as exc:
         print(f"abound: error: {exc}", file=sys.stderr)
         return 2
-    sim = Simulation.from_config(scene, seed=args.seed)
+    sim = build_simulation(scene, seed=args.seed, balls=args.balls, gravity=args.gravity, liven=args.liven)
     headless = True if args.headless else None
     screens = windows = None
     if target is not None:
@@ -399,8 +421,78 @@ def run(args):
     except (RenderError, ValueError) as exc:
         print(f"abound: error: {exc}", file=sys.stderr)
         return 2
+    app.apps[0].start_warmup()  # the window draws at once while the fast engine compiles
     app.run()
     return 0
+
+
+def build_simulation(scene, *, seed=None, balls=None, gravity=None, liven=None):
+    """The saver's Simulation: the scene with the settings of xscreensaver's dialog applied.
+
+    balls: total random balls (0 or None: the scene's own; a scene without
+    random balls keeps its own); gravity: a factor on the scene's gravity;
+    liven: the [saver] liven mode. They go into the scene itself, so the waves
+    the saver builds from it later keep them.
+    """
+    from abound import Simulation
+    from abound.scene import load_scene
+    plain = load_scene(scene)
+    if not plain["spawn"]:
+        balls = None  # e.g. the pool break: its balls are the scene
+    scene = load_scene(scene, seed=seed, balls=balls or None)
+    if gravity is not None:
+        scene["world"]["gravity"] = [float(g) * gravity for g in scene["world"]["gravity"]]
+    if liven is not None:
+        scene["saver"]["liven"] = liven
+    return Simulation.from_config(scene)
+
+
+def abound_command():
+    """The absolute path of the ``abound`` executable of this Python (for xscreensaver's programs: list).
+
+    The console script beside this interpreter (a venv's or a system's bin
+    directory), else the first ``abound`` on the PATH, else None.
+    """
+    import shutil
+    from pathlib import Path
+    here = Path(sys.executable).parent / ("abound.exe" if os.name == "nt" else "abound")
+    if here.is_file() and os.access(here, os.X_OK):
+        return str(here.absolute())
+    found = shutil.which("abound")
+    return str(Path(found).absolute()) if found else None
+
+
+def xml_path():
+    """The shipped xscreensaver settings file (abound/abound.xml)."""
+    from pathlib import Path
+    return Path(__file__).resolve().parent.parent / "abound.xml"
+
+
+def programs_line(command):
+    """The entry of ``~/.xscreensaver``'s programs: list that runs abound as a hack."""
+    return f'  "Abound"  {command} saver --root  \\n\\'
+
+
+def xscreensaver_setup():
+    """The steps that add abound to xscreensaver, with this installation's paths."""
+    command = abound_command()
+    xml = xml_path()
+    dest = f"{XSCREENSAVER_CONFIG_DIR}/abound.xml"
+    if command is None:
+        head = ("abound's executable is not on the PATH and not beside this Python "
+                f"({sys.executable}): install abound with pip first, then run this again.\n")
+        command = "/path/to/abound"
+    else:
+        head = ""
+    return (f"{head}To run abound as an xscreensaver hack:\n"
+            f"1. Add this line to the 'programs:' list in ~/.xscreensaver (xscreensaver-settings "
+            f"writes that file; quit it first):\n"
+            f"{programs_line(command)}\n"
+            f"2. For abound's settings in xscreensaver-settings (scene, balls, gravity, frame rate), "
+            f"copy its settings file to {XSCREENSAVER_CONFIG_DIR} (as root):\n"
+            f"  sudo cp {xml} {dest}\n"
+            f"3. Pick 'Abound' in xscreensaver-settings (xscreensaver reads ~/.xscreensaver again "
+            f"when it changes).")
 
 
 ROOT = "root"  # target_window's answer for the root window

@@ -4,7 +4,7 @@ The scene is built once; a :class:`~abound.compare.pymunk_world.PymunkWorld`
 copies it before abound takes its first step, so both engines start from the
 same state. Each is then stepped ``--frames`` frames of ``dt``, the two
 taking turns every BLOCK frames (the load of a shared machine drifts within
-a run: both see the same), and measured the same way (cli.bench.Meter):
+a run: both see the same), and measured the same way (abound.timing.Meter):
 median and p90 milliseconds per frame (the step alone), contacts per frame,
 relative energy drift, largest overlap (a fraction of the radius, every
 tenth of the run and at the end, untimed) and balls whose centre ended
@@ -16,7 +16,8 @@ sides as thin segments instead of 100 px thick ones.
 import json
 import sys
 
-from abound.cli.bench import Meter, build, describe, percentile, relative_drift, _warm_up
+from abound.cli.bench import build, describe
+from abound.timing import Meter, percentile, relative_drift, warm_up
 
 INSTALL_HINT = 'pip install "abound[compare]"'
 BLOCK = 10  # frames each engine steps before the other takes its turn
@@ -69,7 +70,7 @@ def run(args):
     sim, dt, result = build(args)
     world = PymunkWorld(sim, walls=getattr(args, "pymunk_walls", "thick"),
                         threads=getattr(args, "pymunk_threads", 1))
-    _warm_up(sim.backend)
+    warm_up(sim.backend)
     ours, theirs = Meter(sim, args.frames, dt), PymunkMeter(world, args.frames, dt)
     for _ in range(0, args.frames, BLOCK):  # alternating: both see the same machine load
         ours.run(BLOCK)

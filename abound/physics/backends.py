@@ -51,7 +51,7 @@ CACHED = ("roots", "kernels", "constants", "motion", "queue", "grid", "predict",
 SOURCES = tuple(name + ".py" for name in CACHED) + ("_jit.py",)
 
 
-def _drop_stale_cache(folder):
+def drop_stale_cache(folder):
     """Delete numba's cached machine code when any of the engine's sources changed.
 
     numba checks a cached function against its own file only: after an edit to
@@ -62,7 +62,7 @@ def _drop_stale_cache(folder):
     for name in SOURCES:
         with open(os.path.join(folder, name), "rb") as f:
             digest.update(f.read())
-    cache = os.path.join(folder, "__pycache__")
+    cache = numba_cache_dir(os.path.join(folder, "engine.py")) or os.path.join(folder, "__pycache__")
     stamp = os.path.join(cache, "abound-engine.sha256")
     try:
         with open(stamp) as f:
@@ -79,6 +79,23 @@ def _drop_stale_cache(folder):
             f.write(digest.hexdigest())
     except OSError:
         pass  # a read-only install: numba then caches elsewhere, or not at all
+
+
+def numba_cache_dir(source):
+    """The directory numba caches the functions of the file ``source`` in, as it chooses it:
+    $NUMBA_CACHE_DIR when set, else ``__pycache__`` beside the file when that is writable,
+    else the user's cache directory (``~/.cache/numba/...``: a read-only install, e.g. a
+    system-wide one, caches there). None if numba has no such place or its API changed."""
+    try:
+        from numba.core import caching
+        impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
+        for cls in impl._locator_classes:
+            locator = cls.from_function(numba_cache_dir, source)
+            if locator is not None:
+                return locator.get_cache_path()
+    except Exception:  # noqa: BLE001 - then the in-tree guess
+        pass
+    return None
 
 
 def _start_numba():
@@ -116,7 +133,7 @@ def _start_numba():
 def _load_fast():
     import numba  # noqa: F401  (fails here, clearly, when numba is missing)
     _start_numba()
-    _drop_stale_cache(os.path.dirname(os.path.abspath(__file__)))
+    drop_stale_cache(os.path.dirname(os.path.abspath(__file__)))
     pkg_name = "abound.physics._compiled"
     if pkg_name not in sys.modules:
         pkg = types.ModuleType(pkg_name)
