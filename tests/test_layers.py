@@ -3,8 +3,8 @@
 Every import statement of every module under abound/ is read from its source
 (ast: at module level and inside functions alike) and held against the order
 
-    base (errors, resources, defaults) <- physics <- simulation and scene
-    <- render <- apps (cli, capture, replay, control) <- compare
+    base (errors, resources, defaults) <- physics <- simulation, scene,
+    timing, warmup <- render <- apps (cli, capture, replay, control) <- compare
 
 A module imports only from its own layer or those below; below render nothing
 imports pyglet; no module takes another package's private (underscored)
@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "abound"
 LAYERS = [
     ("base", ("abound.errors", "abound.resources", "abound.defaults")),
     ("physics", ("abound.physics",)),
-    ("model", ("abound.simulation", "abound.scene", "abound")),
+    ("model", ("abound.simulation", "abound.scene", "abound.timing", "abound.warmup", "=abound")),
     ("render", ("abound.render",)),
     ("apps", ("abound.cli", "abound.capture", "abound.replay", "abound.control", "abound.__main__")),
     ("compare", ("abound.compare",)),
@@ -31,7 +31,9 @@ def layer(module):
     best, length = None, -1
     for k, (_, prefixes) in enumerate(LAYERS):
         for p in prefixes:
-            if (module == p or module.startswith(p + ".")) and len(p) > length:
+            exact = p.startswith("=")  # the package abound itself, not all below it
+            p = p.lstrip("=")
+            if (module == p or (not exact and module.startswith(p + "."))) and len(p) > length:
                 best, length = k, len(p)
     assert best is not None, f"{module} is in no layer: add it to LAYERS"
     return best
