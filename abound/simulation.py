@@ -25,13 +25,14 @@ class StepStats:
 
     ball_ball, ball_wall: contacts resolved (ball-wall counts segment faces,
     end points and the box); events: every event processed, including a
-    sliding ball leaving its support; frozen: balls stopped for the rest of
-    the step (mode frozen), either way it happens: a ball caught in a rattle
-    of rapid lossy contacts that did not fall asleep (a few while a heap
-    forms or a layer slides), or one over the per-ball event budget
-    (normally none); stopped: a step budget ran out, and every ball stopped
-    short of the step's end, at the first event left unresolved (normally
-    False).
+    sliding ball leaving its support; frozen: balls over the per-ball event
+    budget, stopped for the rest of the step (normally none); stopped: a
+    step budget ran out, and every ball stopped short of the step's end, at
+    the first event left unresolved (normally False); collapsed: balls
+    caught in a rattle of rapid lossy contacts (an inelastic collapse) that
+    the rest model stopped: asleep where something fixed holds them, else
+    frozen for the rest of the step (a few while a heap forms or a layer
+    slides; the pymunk backend reports none).
     """
 
     ball_ball: int = 0
@@ -39,6 +40,7 @@ class StepStats:
     events: int = 0
     frozen: int = 0
     stopped: bool = False
+    collapsed: int = 0
     # step(contacts=True): every contact resolved, in time order (CONTACT_DTYPE)
     contact_log: np.ndarray = dataclasses.field(default=None, repr=False, compare=False)
 
@@ -440,6 +442,7 @@ class Simulation:
         n = w.n
         self._seen = (w.pos[:n].copy(), w.vel[:n].copy())
         self.last_stats = StepStats(*(int(v) for v in raw[:4]), stopped=bool(raw[4]),
+                                    collapsed=int(raw[7]) if len(raw) > 7 else 0,  # (pymunk: none)
                                     contact_log=None if log is None else _contact_records(log))
         return self.last_stats
 

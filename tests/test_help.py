@@ -2,10 +2,10 @@
 
 ``abound demo --help`` lists the keys (the same keys as README's table),
 ``abound saver --help`` xscreensaver's options, and ``abound bench``'s
-"frozen balls" line says what it counts (``StepStats.frozen``, as its
-docstring says): balls stopped until the end of a step, by a rattle of
-rapid lossy contacts as well as by the per-ball event budget (it said
-"event budget exhausted" for both).
+"frozen balls" line counts what its name says: balls over the per-ball
+event budget (``StepStats.frozen``), and the rattles the rest model stops
+have a line of their own, "collapsed balls" (``StepStats.collapsed``); the
+frozen count held both before, under "event budget exhausted".
 """
 import json
 import os
@@ -109,10 +109,10 @@ SCENES = {"budget": BUDGET_SCENE, "calm": CALM_SCENE, "heap": HEAP_SCENE}
 
 @pytest.mark.parametrize("scene", ["budget", "calm", "heap"])
 def test_bench_frozen_line_counts_the_frozen_balls_and_says_which(tmp_path, scene):
-    """The bench's total is the sum of StepStats.frozen over the same frames, and its line names
-    both ways a ball is frozen: a pair crossing a 100 px box at 1e7 px/s passes the 256-event budget
-    every step; one calm ball is never frozen; in a forming heap balls are frozen in steps of fewer
-    than 257 events in all, where no ball can be over the budget: rattles."""
+    """The bench's totals are the sums of StepStats.frozen and .collapsed over the same frames: a
+    pair crossing a 100 px box at 1e7 px/s passes the 256-event budget every step (frozen); one
+    calm ball is neither; in a forming heap rattles are stopped (collapsed), and frozen counts no
+    ball in a step of fewer than 257 events in all, where no ball can be over the budget."""
     from abound import Simulation
     source = tmp_path / f"{scene}.toml"
     source.write_text(SCENES[scene])
@@ -122,25 +122,26 @@ def test_bench_frozen_line_counts_the_frozen_balls_and_says_which(tmp_path, scen
     r = json.loads(out.stdout)
     sim = Simulation.from_config(source)
     sim.threads = 1
-    frozen = frozen_by_rattles = 0
+    frozen = frozen_in_small_steps = collapsed = 0
     for _ in range(frames):
         stats = sim.step(sim.dt)
         frozen += stats.frozen
+        collapsed += stats.collapsed
         if stats.events <= 256:  # no ball had more than 256 events: none of these is a budget stop
-            frozen_by_rattles += stats.frozen
-    assert r["frozen_total"] == frozen
+            frozen_in_small_steps += stats.frozen
+    assert r["frozen_total"] == frozen and r["collapsed_total"] == collapsed
     if scene == "budget":
-        assert frozen >= frames and frozen_by_rattles == 0  # a ball over the budget in every step
+        assert frozen >= frames and frozen_in_small_steps == 0  # a ball over the budget in every step
     if scene == "calm":
-        assert frozen == 0
+        assert frozen == 0 and collapsed == 0
     if scene == "heap":
-        assert frozen_by_rattles > 0  # what StepStats' docstring and the bench line say frozen counts too
+        assert collapsed > 0 and frozen_in_small_steps == 0  # rattles are collapses, not budget stops
     text = abound("bench", str(source), "--frames", str(frames), "--threads", "1").stdout
     lines = [line for line in text.splitlines() if line.startswith("frozen balls:")]
     assert len(lines) == (1 if frozen else 0), text
     if frozen:
-        assert lines[0] == (f"frozen balls:       {frozen} (stopped until the end of a step: caught in a rattle "
-                            f"and not asleep, or over the per-ball event budget)"), lines[0]
-    from abound.simulation import StepStats
-    doc = " ".join(StepStats.__doc__.split())
-    assert "rattle" in doc and "event budget" in doc, doc
+        assert "per-ball event budget" in lines[0] and "rattle" not in lines[0], lines[0]
+    rattles = [line for line in text.splitlines() if line.startswith("collapsed balls:")]
+    assert len(rattles) == (1 if collapsed else 0), text
+    if collapsed:
+        assert rattles[0].startswith(f"collapsed balls:    {collapsed} (rattles"), rattles[0]

@@ -107,7 +107,7 @@ def test_a_few_balls_in_a_narrow_box_settle_exactly(seed):
 
 
 @pytest.mark.xfail(strict=True, reason="rest model: while a pile settles, balls caught in an inelastic "
-                   "collapse are frozen for the rest of a step (StepStats.frozen > 0); the pile does "
+                   "collapse are stopped (StepStats.collapsed > 0); the pile does "
                    "fall asleep without overlap (tests/test_physics_settle.py), but not with every "
                    "step exact for every ball, which this test demands")
 def test_pile_settles_calmly_and_wakes_when_hit():
@@ -117,6 +117,7 @@ def test_pile_settles_calmly_and_wakes_when_hit():
     for _ in range(6 * 60):
         stats = sim.step(1 / 60)
         assert stats.frozen == 0, "a ball ran out of its event budget: the step was not exact for it"
+        assert stats.collapsed == 0, "a rattle was stopped: the step was not exact for it"
         assert sim.max_overlap() <= PILE_OVERLAP
     assert np.all(sim.modes == ASLEEP)
     settled = sim.positions.copy()

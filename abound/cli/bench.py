@@ -125,9 +125,12 @@ def run(args):
     print(f"energy drift:       {r['energy_drift']:+.3e} (relative, last frame vs start)")
     print(f"largest overlap:    {r['max_overlap']:.3e} x radius")
     print(f"escaped balls:      {r['escaped']} (centre outside the box)")
-    if r["frozen_total"]:  # StepStats.frozen: both ways a ball is frozen until the step ends
-        print(f"frozen balls:       {r['frozen_total']} (stopped until the end of a step: caught in a rattle "
-              f"and not asleep, or over the per-ball event budget)")
+    if r["frozen_total"]:  # StepStats.frozen
+        print(f"frozen balls:       {r['frozen_total']} (over the per-ball event budget: stopped until "
+              f"the end of a step)")
+    if r.get("collapsed_total"):  # StepStats.collapsed (the pymunk comparison has none)
+        print(f"collapsed balls:    {r['collapsed_total']} (rattles the rest model stopped: asleep, "
+              f"or frozen until the end of a step)")
     if r["stopped_steps"]:
         print(f"stopped steps:      {r['stopped_steps']} (a step's budget ran out: its balls lost time)")
     return 0

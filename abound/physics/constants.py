@@ -65,5 +65,5 @@ EVENTS_PER_MEETING = 1.6  # events per step / (N x density x diameter x reach)
 # them, unless the step is split: split.py), whether the budget stopped it,
 # every event the run resolved and every candidate it examined (what its
 # budgets count)
-S_BALL, S_WALL, S_EVENTS, S_FROZEN, S_STOPPED, S_ALL, S_WORK = 0, 1, 2, 3, 4, 5, 6
-N_STATS = 7
+S_BALL, S_WALL, S_EVENTS, S_FROZEN, S_STOPPED, S_ALL, S_WORK, S_COLLAPSED = 0, 1, 2, 3, 4, 5, 6, 7
+N_STATS = 8

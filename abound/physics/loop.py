@@ -12,8 +12,8 @@ from .constants import (
     BALL_INT, COLLAPSE_CONTACTS, EVENTS_PER_MEETING, EVENT_CANDIDATE_COST, EV_BALL, EV_WALL, FREE,
     FROZEN, MAX_BALL_EVENTS, MAX_EVENTS_BASE, MAX_EVENTS_PER_BALL, MAX_SUBSTEPS, MAX_WORK_BASE,
     MAX_WORK_PER_BALL, N_STATS, PART_CANDIDATE_COST, P_BALL_TOI, P_FRICTION, P_GX, P_GY, P_HEIGHT,
-    P_REST_SPEED, P_WIDTH, ROLLING, S_ALL, S_BALL, S_EVENTS, S_FROZEN, S_STOPPED, S_WALL, S_WORK,
-    TC_TIME,
+    P_REST_SPEED, P_WIDTH, ROLLING, S_ALL, S_BALL, S_COLLAPSED, S_EVENTS, S_FROZEN, S_STOPPED, S_WALL,
+    S_WORK, TC_TIME,
 )
 from .motion import is_fixed, roll, set_free, stop_rolling, sync
 from .queue import heap_new, heap_pop
@@ -229,8 +229,9 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
                 rapid[x] += 1
                 if rapid[x] >= COLLAPSE_CONTACTS and not is_fixed(mode[x]):
                     partner = -1 if kind == EV_WALL else (b if side == 0 else a)
-                    if not collapse(B, W, G, x, partner, rest_speed, normals, cand) and own[key[x]]:
-                        stats[S_FROZEN] += 1
+                    collapse(B, W, G, x, partner, rest_speed, normals, cand)
+                    if own[key[x]]:
+                        stats[S_COLLAPSED] += 1
         else:  # EV_LEAVE: a sliding ball leaves its support, a rolling one stops
             sync(B, a, t)
             if mode[a] == ROLLING:
