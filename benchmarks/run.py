@@ -514,9 +514,10 @@ def report(res):
                 f"| {r['peak_mb']:.0f} |" + (f" {r['bytes_per_ball_1thread']:,.0f} |" if one else "")
                 for r in mem["rows"]]
     out += ["", "## Targets (issue 3)", ""] + targets(res)
-    cold = Path(__file__).resolve().parent / "cold_start_results.md"  # benchmarks/cold_start.py's, kept
-    if cold.is_file():
-        out += [""] + cold.read_text().rstrip("\n").splitlines()
+    for kept in ("cold_start_results.md", "ab_engine_results.md"):  # cold_start.py's and ab_engine.py's
+        path = Path(__file__).resolve().parent / kept
+        if path.is_file():
+            out += [""] + path.read_text().rstrip("\n").splitlines()
     return "\n".join(out) + "\n"
 
 
