@@ -10,6 +10,7 @@ state and the transform put it, both computed here from the sizes alone
 (:func:`xwindows.expected`: s = min(W / w, H / h), the box centred), not
 through abound's renderer.
 """
+import contextlib
 import os
 import subprocess
 import sys
@@ -128,42 +129,52 @@ def save_failure(image, name):
     Image.fromarray(image).save(out / f"{name}.png")
 
 
-# 4:3, a wide 2.37:1 and a portrait screen: the 4:3 box letterboxed on each side in turn
-@pytest.mark.parametrize("screen", [(1024, 768), (1280, 540), (600, 900)])
-def test_saver_fits_a_fixed_picture_to_the_screen(scenes, screen):
+@contextlib.contextmanager
+def running(screen, argv):
+    """abound ``argv`` on a private Xvfb of ``screen`` size: yields (server, proc); both stopped after."""
     server = Xvfb(size=screen)
     try:
-        proc = start(server, ["saver", str(scenes / "still.toml")])
+        proc = start(server, argv)
         try:
-            root = root_window(server.display)
-            grab = lambda: grab_window(server.display, root)  # noqa: E731
-            wrong = wait_until_right(proc, grab, lambda im: misplaced(im, screen))
-            if wrong:
-                save_failure(grab(), f"saver-{screen[0]}x{screen[1]}")
-            assert not wrong, wrong
+            yield server, proc
         finally:
             stop(proc)
     finally:
         server.stop()
+
+
+def assert_right(proc, grab, check, name, deadline=STARTUP):
+    """The pixels grab() reads come right (check finds nothing wrong) before the deadline;
+    else the last picture is saved under ``name`` and the test fails with the problems."""
+    wrong = wait_until_right(proc, grab, check, deadline)
+    if wrong:
+        save_failure(grab(), name)
+    assert not wrong, (name, wrong)
+
+
+def demo_window(display):
+    """The id of the demo's window, once it is shown."""
+    found = subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", "^abound$"],
+                           capture_output=True, text=True, timeout=STARTUP, env=dict(os.environ, DISPLAY=display))
+    return int(found.stdout.split()[0])
+
+
+# 4:3, a wide 2.37:1 and a portrait screen: the 4:3 box letterboxed on each side in turn
+@pytest.mark.parametrize("screen", [(1024, 768), (1280, 540), (600, 900)])
+def test_saver_fits_a_fixed_picture_to_the_screen(scenes, screen):
+    with running(screen, ["saver", str(scenes / "still.toml")]) as (server, proc):
+        root = root_window(server.display)
+        assert_right(proc, lambda: grab_window(server.display, root), lambda im: misplaced(im, screen),
+                     f"saver-{screen[0]}x{screen[1]}")
 
 
 @pytest.mark.parametrize("screen", [(1024, 768), (500, 800)])
 def test_saver_fills_the_screen_with_random_balls(scenes, screen):
-    server = Xvfb(size=screen)
-    try:
-        proc = start(server, ["saver", str(scenes / "random.toml")])
-        try:
-            root = root_window(server.display)
-            grab = lambda: grab_window(server.display, root)  # noqa: E731
-            wrong = wait_until_right(proc, grab,
-                                     lambda im: random_balls_misplaced(im, screen, scenes / "random.toml"))
-            if wrong:
-                save_failure(grab(), f"saver-random-{screen[0]}x{screen[1]}")
-            assert not wrong, wrong
-        finally:
-            stop(proc)
-    finally:
-        server.stop()
+    with running(screen, ["saver", str(scenes / "random.toml")]) as (server, proc):
+        root = root_window(server.display)
+        assert_right(proc, lambda: grab_window(server.display, root),
+                     lambda im: random_balls_misplaced(im, screen, scenes / "random.toml"),
+                     f"saver-random-{screen[0]}x{screen[1]}")
 
 
 def xdotool(display, *argv):
@@ -174,62 +185,33 @@ def xdotool(display, *argv):
                     reason="needs xdotool (apt-get install xdotool)")
 def test_demo_fits_a_fixed_picture_to_its_window_when_resized_and_fullscreen(scenes):
     screen = (1100, 700)
-    server = Xvfb(size=screen)
-    try:
-        proc = start(server, ["demo", str(scenes / "still.toml"), "--size", "800x300"])
-        try:
-            env = dict(os.environ, DISPLAY=server.display)
-            found = subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", "^abound$"],
-                                   capture_output=True, text=True, timeout=STARTUP, env=env)
-            win = int(found.stdout.split()[0])
-            for size in [(800, 300), (360, 640)]:  # wide, then tall after the resize
-                if size != (800, 300):
-                    xdotool(server.display, "windowsize", "--sync", str(win), str(size[0]), str(size[1]))
-                grab = lambda: grab_window(server.display, win)  # noqa: E731
-                wrong = wait_until_right(proc, grab,
-                                         lambda im: misplaced(im, size) or
-                                         ([] if im.shape[:2] == size[::-1] else [f"window {im.shape}"]))
-                if wrong:
-                    save_failure(grab(), f"demo-{size[0]}x{size[1]}")
-                assert not wrong, (size, wrong)
-            # F: fullscreen, a real key press (XTEST); the picture fits the whole screen
-            xdotool(server.display, "windowfocus", "--sync", str(win))
-            xdotool(server.display, "key", "f")
-            root = root_window(server.display)
-            grab = lambda: grab_window(server.display, root)  # noqa: E731
-            wrong = wait_until_right(proc, grab, lambda im: misplaced(im, screen), deadline=20.0)
-            if wrong:
-                save_failure(grab(), "demo-fullscreen")
-            assert not wrong, wrong
-        finally:
-            stop(proc)
-    finally:
-        server.stop()
+    with running(screen, ["demo", str(scenes / "still.toml"), "--size", "800x300"]) as (server, proc):
+        win = demo_window(server.display)
+        for size in [(800, 300), (360, 640)]:  # wide, then tall after the resize
+            if size != (800, 300):
+                xdotool(server.display, "windowsize", "--sync", str(win), str(size[0]), str(size[1]))
+            assert_right(proc, lambda: grab_window(server.display, win),
+                         lambda im: misplaced(im, size) or
+                         ([] if im.shape[:2] == size[::-1] else [f"window {im.shape}"]),
+                         f"demo-{size[0]}x{size[1]}")
+        # F: fullscreen, a real key press (XTEST); the picture fits the whole screen
+        xdotool(server.display, "windowfocus", "--sync", str(win))
+        xdotool(server.display, "key", "f")
+        root = root_window(server.display)
+        assert_right(proc, lambda: grab_window(server.display, root), lambda im: misplaced(im, screen),
+                     "demo-fullscreen", deadline=20.0)
 
 
 @pytest.mark.skipif(subprocess.run(["which", "xdotool"], capture_output=True).returncode != 0,
                     reason="needs xdotool (apt-get install xdotool)")
 def test_demo_box_of_random_balls_follows_its_window(scenes):
-    server = Xvfb(size=(1000, 800))
-    try:
-        proc = start(server, ["demo", str(scenes / "random.toml"), "--size", "640x360"])
-        try:
-            env = dict(os.environ, DISPLAY=server.display)
-            found = subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", "^abound$"],
-                                   capture_output=True, text=True, timeout=STARTUP, env=env)
-            win = int(found.stdout.split()[0])
-            # the balls stay where the scene placed them in its 400x300 box, drawn 1:1 in the larger
-            # window (no scaling, no margins: the box is the window)
-            for size in [(640, 360), (420, 500)]:
-                if size != (640, 360):
-                    xdotool(server.display, "windowsize", "--sync", str(win), str(size[0]), str(size[1]))
-                grab = lambda: grab_window(server.display, win)  # noqa: E731
-                wrong = wait_until_right(
-                    proc, grab, lambda im: random_balls_misplaced(im, (400.0, 300.0), scenes / "random.toml"))
-                if wrong:
-                    save_failure(grab(), f"demo-random-{size[0]}x{size[1]}")
-                assert not wrong, (size, wrong)
-        finally:
-            stop(proc)
-    finally:
-        server.stop()
+    with running((1000, 800), ["demo", str(scenes / "random.toml"), "--size", "640x360"]) as (server, proc):
+        win = demo_window(server.display)
+        # the balls stay where the scene placed them in its 400x300 box, drawn 1:1 in the larger
+        # window (no scaling, no margins: the box is the window)
+        for size in [(640, 360), (420, 500)]:
+            if size != (640, 360):
+                xdotool(server.display, "windowsize", "--sync", str(win), str(size[0]), str(size[1]))
+            assert_right(proc, lambda: grab_window(server.display, win),
+                         lambda im: random_balls_misplaced(im, (400.0, 300.0), scenes / "random.toml"),
+                         f"demo-random-{size[0]}x{size[1]}")
