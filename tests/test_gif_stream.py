@@ -174,9 +174,13 @@ def test_a_capture_stopped_by_ctrl_c_leaves_no_half_written_video(tmp_path, opti
     import time
     if option == "--mp4" and shutil.which("ffmpeg") is None:
         pytest.skip("ffmpeg not installed")
+    # Ctrl-C as a terminal sends it: to a process whose SIGINT is not ignored. (Started from a
+    # shell's background job, as CI may start the tests, it would be inherited ignored, and the
+    # capture would rightly run on.)
     proc = subprocess.Popen([sys.executable, "-m", "abound", "capture", "drop", "--frames", "50000",
                              "--size", "320x240", option, name], cwd=tmp_path, env=env(),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     path = tmp_path / name
     t_end = time.monotonic() + 120
     while time.monotonic() < t_end and proc.poll() is None:
