@@ -144,9 +144,11 @@ class Controller:
     def reset(self):
         self.apply({"do": "reset"})
 
-    def cycle_backend(self):
-        """The next backend that can run here (pymunk too, when it is installed)."""
-        names = backends.available()
+    def cycle_backend(self, skip=()):
+        """The next backend that can run here (pymunk too, when it is installed),
+        passing over those in skip (the demo skips the fast engine while it compiles:
+        choosing it then would compile it on the window's thread)."""
+        names = [n for n in backends.available() if n not in skip or n == self.sim.backend]
         i = names.index(self.sim.backend) if self.sim.backend in names else -1
         self.apply({"do": "backend", "name": names[(i + 1) % len(names)]})
 

@@ -111,6 +111,20 @@ def test_the_backend_key_cycles_through_pymunk():
     assert seen == ["reference", "pymunk", "fast"]
 
 
+def test_the_backend_key_passes_over_the_fast_engine_while_it_compiles():
+    # what the demo asks while its warm-up runs: choosing fast then would compile it on the
+    # window's thread (a frozen window); from fast itself the cycle still leaves it
+    control = Controller(Simulation(200, 200, backend="reference"))
+    seen = []
+    for _ in range(3):
+        control.cycle_backend(skip=("fast",))
+        seen.append(control.sim.backend)
+    assert seen == ["pymunk", "reference", "pymunk"]
+    control.sim.backend = "fast"
+    control.cycle_backend(skip=("fast",))
+    assert control.sim.backend == "reference"
+
+
 def test_scene_file_and_cli_pick_pymunk_by_name(tmp_path, capsys):
     path = tmp_path / "one.toml"
     path.write_text("[world]\nwidth = 400\nheight = 300\n[physics]\nbackend = \"pymunk\"\n"

@@ -403,8 +403,8 @@ class DemoApp:
             control.flip_gravity()
         elif symbol == k.R:
             self.reset()
-        elif symbol == k.B:
-            control.cycle_backend()
+        elif symbol == k.B:  # (not onto the fast engine while it compiles: the window would freeze)
+            control.cycle_backend(skip=("fast",) if self.warmup is not None else ())
         elif symbol == k.T:
             control.cycle_ball_toi()
         elif symbol in (k.PLUS, k.EQUAL, k.NUM_ADD):
