@@ -462,8 +462,8 @@ class Simulation:
     def overlapping(self):
         """Pairs of balls (M, 2) int64, i < j, that overlap by more than the
         engine's touch tolerance: the exact core leaves none in flight
-        (resting contacts may keep a rounding-sized overlap: see README,
-        Invariants)."""
+        (resting contacts may keep a rounding-sized overlap: see
+        docs/physics.md)."""
         w, n = self._world, self._world.n
         return checks.pairs_with_gap(w.pos[:n], w.radius[:n], lambda a, b: -_touch_tolerance(a, b) * (1 + 1e-12))
 

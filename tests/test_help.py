@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from user_docs import user_docs
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -27,7 +28,7 @@ def abound(*argv, cwd=None):
 
 def readme_keys():
     """The first column of README's 'Key / mouse | Action' table."""
-    text = (REPO / "README.md").read_text()
+    text = user_docs()
     start = text.index("| Key / mouse | Action |")
     rows = []
     for line in text[start:].splitlines()[2:]:

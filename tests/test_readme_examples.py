@@ -25,9 +25,10 @@ from pathlib import Path
 import pytest
 
 from xwindows import Xvfb, tools_missing
+from user_docs import user_docs
 
 REPO = Path(__file__).resolve().parents[1]
-README = (REPO / "README.md").read_text()
+README = user_docs()  # README.md and docs/*.md
 FRAMES = "4"  # frames each example runs for
 # commands not run here, and why (what tests them instead)
 NOT_RUN = {

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from xwindows import Xvfb, tools_missing
+from user_docs import user_docs
 
 REPO = Path(__file__).resolve().parents[1]
 EXIT = 1.0  # s
@@ -23,7 +24,7 @@ EXIT = 1.0  # s
 
 def readme_swayidle():
     """(timeout command, resume command) of README's swayidle example."""
-    text = (REPO / "README.md").read_text()
+    text = user_docs()  # (docs/screensaver.md)
     block = re.search(r"```sh\n(swayidle .*?)```", text, re.S).group(1)
     words = shlex.split(block.replace("\\\n", " "))
     return words[words.index("timeout") + 2], words[words.index("resume") + 1]

@@ -38,7 +38,7 @@ from abound.cli.outputs import VIDEO, VideoWriter, add_force, check_file, finish
 MAX_STEPS_PER_FRAME = 4
 FLING_GAIN = 4.0       # velocity (px/s) per pixel of drag
 
-# the controls, as ``abound demo --help`` lists them (README's table says the same, in more words)
+# the controls, as ``abound demo --help`` lists them (docs/demo.md's table says the same, in more words)
 KEYS = [
     ("Space", "pause / resume"),
     ("Right arrow", "one step (while paused)"),
@@ -65,7 +65,7 @@ def add_arguments(parser):
     parser.epilog = ("keys and mouse in the window:\n"
                      + "\n".join(f"  {k:<{width}}  {what}" for k, what in KEYS)
                      + "\n\nA scene with walls, pegs or explicit balls is drawn scaled to fit the window;"
-                       "\na scene of random balls only fills it (its box is the window). See README.md, 'Demo window'.")
+                       "\na scene of random balls only fills it (its box is the window). See docs/demo.md.")
     parser.add_argument("scene", nargs="?", metavar="SCENE",
                         help="scene file or shipped scene name (default: the embedded default scene)")
     parser.add_argument("--frames", type=count(1), metavar="N", help="quit after N frames (for tests)")

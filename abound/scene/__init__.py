@@ -4,7 +4,7 @@
     sim = build_simulation("configs/galton.toml", seed=3, balls=500, size=(1920, 1080))
     scene = load_scene("configs/rain.toml")     # the normalized dict, nothing built
 
-The format is documented in README.md ("Scene files") and checked in
+The format is documented in docs/scenes.md and checked in
 :mod:`abound.scene.schema`. Every problem is an :class:`abound.SceneError`
 whose text is one line ``<file>: <where>: <reason>``.
 """

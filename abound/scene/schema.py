@@ -1,4 +1,4 @@
-"""Validation of a parsed scene dict against the scene format (see README, "Scene files").
+"""Validation of a parsed scene dict against the scene format (see docs/scenes.md).
 
 :func:`normalize` takes the raw dict (as tomllib gives it) and returns a new
 dict with every section present, every default filled in and every value in
