@@ -12,6 +12,7 @@ import numpy as np
 
 from abound.errors import SceneError
 from abound.physics import backends, checks, split
+from abound.physics.contact_log import LOG_FIELDS
 from abound.physics.kernels import TOUCH_REL
 from abound.physics.world import World, ASLEEP, PINNED, BOX_WALLS
 
@@ -451,21 +452,27 @@ class Simulation:
         either way (|distance - r_i - r_j| <= eps): in contact, as the
         circle hit-test classes it. eps None: the engine's own touch
         tolerance (TOUCH_REL x the smaller radius)."""
-        w, n = self._world, self._world.n
-        if eps is None:
-            tol = _touch_tolerance
-        else:
-            tol = _nonnegative(eps, "eps")
-        return checks.pairs_with_gap(w.pos[:n], w.radius[:n], tol,
-                                     (lambda a, b: -_touch_tolerance(a, b)) if eps is None else -tol)
+        reach = None if eps is None else _nonnegative(eps, "eps")
+        pairs, gaps, tol = self._close_pairs(reach)
+        return pairs[np.abs(gaps) <= (tol if reach is None else reach)]
 
     def overlapping(self):
         """Pairs of balls (M, 2) int64, i < j, that overlap by more than the
         engine's touch tolerance: the exact core leaves none in flight
         (resting contacts may keep a rounding-sized overlap: see
         docs/physics.md)."""
+        pairs, gaps, tol = self._close_pairs(0.0)
+        return pairs[gaps < -tol]
+
+    def _close_pairs(self, reach):
+        """(pairs, gaps) of the balls closer than reach px (None: the largest touch
+        tolerance), and each pair's touch tolerance (TOUCH_REL x the smaller radius)."""
         w, n = self._world, self._world.n
-        return checks.pairs_with_gap(w.pos[:n], w.radius[:n], lambda a, b: -_touch_tolerance(a, b) * (1 + 1e-12))
+        r = w.radius[:n]
+        if reach is None:
+            reach = TOUCH_REL * float(r.max(initial=0.0))
+        pairs, gaps = checks.close_pairs(w.pos[:n], r, reach)
+        return pairs, gaps, TOUCH_REL * np.minimum(r[pairs[:, 0]], r[pairs[:, 1]])
 
     # -- measures ----------------------------------------------------------------
     def kinetic_energy(self):
@@ -543,8 +550,8 @@ def _check_restitution(e, name):
     return e
 
 
-CONTACT_DTYPE = np.dtype([("t", "f8"), ("a", "i8"), ("b", "i8"), ("wall", "i8"), ("x", "f8"), ("y", "f8"),
-                          ("nx", "f8"), ("ny", "f8"), ("impulse", "f8")])
+# the engine's log rows (contact_log.LOG_FIELDS) as named fields; ball and wall indices as integers
+CONTACT_DTYPE = np.dtype([(name, "i8" if name in ("a", "b", "wall") else "f8") for name in LOG_FIELDS])
 
 
 def _contact_records(log):
@@ -554,9 +561,4 @@ def _contact_records(log):
     for k, name in enumerate(CONTACT_DTYPE.names):
         out[name] = rec[:count, k]
     return out
-
-
-def _touch_tolerance(ra, rb):
-    """The engine's touch tolerance of two balls (px): TOUCH_REL x the smaller radius."""
-    return TOUCH_REL * np.minimum(ra, rb)
 

@@ -286,14 +286,15 @@ def _cache_is_cold():
     backends drops those first). Then the fast engine must be compiled."""
     import glob
     import os
-    from abound.physics import backends
+    from abound.physics import backends, engine
     folder = os.path.dirname(os.path.abspath(backends.__file__))
     backends.drop_stale_cache(folder)
-    cache = backends.numba_cache_dir(os.path.join(folder, "engine.py"))
+    home = engine.step.__module__.rsplit(".", 1)[1]  # the module the step is written in (loop)
+    cache = backends.numba_cache_dir(os.path.join(folder, home + ".py"))
     if cache is None:
         return True
     tag = f"py{sys.version_info[0]}{sys.version_info[1]}"
-    return not glob.glob(os.path.join(glob.escape(cache), f"loop.step-*.{tag}.nbi"))
+    return not glob.glob(os.path.join(glob.escape(cache), f"{home}.step-*.{tag}.nbi"))
 
 
 def compile_here(parent=None):

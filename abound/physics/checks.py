@@ -121,24 +121,20 @@ def _chunks(counts):
         a = b
 
 
-def pairs_with_gap(pos, r, below, above=-np.inf):
-    """Index pairs (M, 2) int64, i < j, of balls whose gap |p_i - p_j| - r_i - r_j
-    lies in [above, below] (px; below, above: floats or functions of the two
-    radii giving arrays), sorted."""
+def close_pairs(pos, r, reach):
+    """The pairs of balls whose gap |p_i - p_j| - r_i - r_j is at most reach px:
+    (pairs (M, 2) int64 with i < j, sorted; their gaps (M,) px)."""
     pos = np.asarray(pos, dtype=float).reshape(-1, 2)
     r = np.asarray(r, dtype=float)
-    found = []
+    pairs, gaps = [np.empty((0, 2), dtype=np.int64)], [np.empty(0)]
     if len(r) >= 2:
-        reach = float(np.max(below(r, r))) if callable(below) else float(below)
-        # candidates: every pair whose discs, grown by half the widest gap asked for, touch
+        # candidates: every pair whose discs, grown by half the reach, touch
         for i, j in _candidate_pairs(pos, r + max(reach, 0.0) / 2.0):
             gap = np.hypot(*(pos[i] - pos[j]).T) - r[i] - r[j]
-            hi = below(r[i], r[j]) if callable(below) else below
-            lo = above(r[i], r[j]) if callable(above) else above
-            keep = (gap <= hi) & (gap >= lo)
-            found.append(np.stack([np.minimum(i[keep], j[keep]), np.maximum(i[keep], j[keep])], axis=1))
-    if not found:
-        return np.empty((0, 2), dtype=np.int64)
-    pairs = np.concatenate(found).astype(np.int64)
-    return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+            keep = gap <= reach
+            pairs.append(np.stack([np.minimum(i[keep], j[keep]), np.maximum(i[keep], j[keep])], axis=1))
+            gaps.append(gap[keep])
+    pairs, gaps = np.concatenate(pairs).astype(np.int64), np.concatenate(gaps)
+    order = np.lexsort((pairs[:, 1], pairs[:, 0]))
+    return pairs[order], gaps[order]
 

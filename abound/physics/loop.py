@@ -252,17 +252,12 @@ def finish(B, params, t_end):
 
     All balls go to one time: left at their own clocks, a ball that had no
     event lately would still be where another has since arrived."""
-    acc, tloc, radius, mode, count = B[2], B[3], B[4], B[7], B[8]
+    tloc, radius, mode = B[3], B[4], B[7]
     gx, gy = params[P_GX], params[P_GY]
     width, height = params[P_WIDTH], params[P_HEIGHT]
     for i in range(len(radius)):
         sync(B, i, t_end)
         tloc[i] = 0.0
         if mode[i] == FROZEN:
-            mode[i] = FREE
-            acc[i, 0] = gx
-            acc[i, 1] = gy
-            count[i] += 1
-            if params[P_FRICTION] > 0.0:
-                roll(B, i, params[P_FRICTION])
+            set_free(B, i, gx, gy, params[P_FRICTION])
         clamp_ball_into_box(B, i, width, height, 0.0)  # (in this loop: one pass over the balls)
