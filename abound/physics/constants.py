@@ -12,13 +12,13 @@ import numpy as np
 P_GX, P_GY, P_REST_SPEED, P_MIX, P_BALL_TOI, P_WIDTH, P_HEIGHT, P_FRICTION = 0, 1, 2, 3, 4, 5, 6, 7
 
 # ball modes (world.py)
-FREE, SLIDING, ASLEEP, PINNED, FROZEN, ROLLING = 0, 1, 2, 3, 4, 5
+FREE, SLIDING, ASLEEP, PINNED, FROZEN, ROLLING, CLUSTER = 0, 1, 2, 3, 4, 5, 6
 # wall kinds (world.py); walls 0..3 are the box
 BOX_LINE, SEGMENT = 0, 1
 # what a sliding ball slides on
 SUP_NONE, SUP_FACE, SUP_BALL, SUP_END = -1, 0, 1, 2
-# event kinds, in tie order
-EV_WALL, EV_BALL, EV_LEAVE = 0, 1, 2
+# event kinds, in tie order (a tick sorts first at its time: its tie key is -1)
+EV_WALL, EV_BALL, EV_LEAVE, EV_TICK = 0, 1, 2, 3
 
 TC_TIME = 1e-5  # s: contacts this soon after a ball's previous one are elastic
 HOP_GAP = 1e-3  # x radius: a ball sliding on a round support leaves it at this gap
@@ -28,6 +28,21 @@ SLEEP_TOUCH = 1e-5  # x radius: contacts closer than this hold a ball when it fa
 # ball must slide: on a slope, or off the top of a peg (an unstable balance).
 # (It was 0.1 rad, and a lone ball slept on a 2 degree slope.)
 REST_COS = math.cos(1e-6)
+# contact clusters (clusters.py, contact_solver.py)
+TICK = 0.002  # s: the longest sub-step between two solves of the clusters' contacts
+# x radius: a moving ball this close to a cluster ball, and slow, joins it;
+# a cluster ball this close to no other moving one leaves
+CLUSTER_SLOP = 1e-3
+LEAVE_GAP = 0.05
+# x the smaller radius: contacts this close are listed in a tick's solve (the
+# others cannot close before the next tick: a cluster ball that could move
+# half this far in a tick is set free, events then watching its every contact)
+CLUSTER_REACH = 1.0
+# s: an island of cluster balls that has been slower than rest_speed this
+# long, at every tick, and leans on something fixed, falls asleep as a whole
+# (Box2D's islands use 0.5 s too): any force left unbalanced would have sped
+# some ball past rest_speed long before
+ISLAND_SLEEP_TIME = 0.5
 MAX_BALL_EVENTS = 256
 COLLAPSE_CONTACTS = 8
 MAX_EVENTS_BASE = 100000

@@ -7,7 +7,8 @@ written in numba's subset: numpy arrays, scalars, tuples, no Python objects.
 The engine is one module per concept (docs/physics.md explains how they work
 together): constants, motion (clocks, modes), queue (events in time order),
 grid (broad phase), predict (a ball's next events), rest (sliding, sleep,
-waking, collapse), resolve (impulses), contact_log, strips (the sorted working
+waking, collapse), resolve (impulses), contact_solver and clusters (lasting
+contacts solved together at ticks), contact_log, strips (the sorted working
 copy, split steps), settle (the box guard, overlaps after edits) and loop (a
 step: parts, the event loop, budgets). This module gathers them into the one
 namespace a backend hands out (step, settle_overlaps, ...).
@@ -16,8 +17,8 @@ from .kernels import (ANALYTIC, TOUCH_REL, V_EPS, level_exit_time, line_toi,  # 
                       mix_restitution, normal_impulse, pair_toi)
 from .roots import INF  # noqa: F401
 from .constants import (  # noqa: F401
-    ASLEEP, BALL_INT, BOX_LINE, CELL_SWEEPS, COLLAPSE_CONTACTS, EVENTS_PER_MEETING,
-    EVENT_CANDIDATE_COST, EV_BALL, EV_LEAVE, EV_WALL, FREE, FROZEN, GRID_INT, HOP_GAP,
+    ASLEEP, BALL_INT, BOX_LINE, CELL_SWEEPS, CLUSTER, COLLAPSE_CONTACTS, EVENTS_PER_MEETING,
+    EVENT_CANDIDATE_COST, EV_BALL, EV_LEAVE, EV_TICK, EV_WALL, FREE, FROZEN, GRID_INT, HOP_GAP,
     MAX_BALL_EVENTS, MAX_CELLS_PER_BALL, MAX_EVENTS_BASE, MAX_EVENTS_PER_BALL, MAX_SUBSTEPS,
     MAX_WORK_BASE, MAX_WORK_PER_BALL, N_STATS, ORDER_TILE, PART_CANDIDATE_COST, PINNED, P_BALL_TOI,
     P_FRICTION, P_GX, P_GY, P_HEIGHT, P_MIX, P_REST_SPEED, P_WIDTH, REST_COS, ROLLING, SEGMENT,
@@ -40,6 +41,8 @@ from .rest import (  # noqa: F401
     after_contact, collapse, fall_asleep, fixed_contacts, segment_closest, try_sleep, wake,
 )
 from .resolve import contact_restitution, resolve_pair, resolve_wall  # noqa: F401
+from .contact_solver import solve_impulses, speculative_min_speed  # noqa: F401
+from .clusters import cluster_scratch, clusters_wanted, tick, ticks_per_part  # noqa: F401
 from .contact_log import LOG_FIELDS, contact_log, log_contact  # noqa: F401
 from .strips import (  # noqa: F401
     gather, inner_bands_agree, scatter, spatial_order, split_band, split_histogram, strip_members,

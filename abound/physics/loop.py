@@ -9,7 +9,7 @@ from ._jit import allocating, kernel
 from .kernels import V_EPS
 from .roots import INF
 from .constants import (
-    BALL_INT, COLLAPSE_CONTACTS, EVENTS_PER_MEETING, EVENT_CANDIDATE_COST, EV_BALL, EV_WALL, FREE,
+    BALL_INT, CLUSTER, COLLAPSE_CONTACTS, EVENTS_PER_MEETING, EVENT_CANDIDATE_COST, EV_BALL, EV_TICK, EV_WALL, FREE,
     FROZEN, MAX_BALL_EVENTS, MAX_EVENTS_BASE, MAX_EVENTS_PER_BALL, MAX_SUBSTEPS, MAX_WORK_BASE,
     MAX_WORK_PER_BALL, N_STATS, PART_CANDIDATE_COST, P_BALL_TOI, P_FRICTION, P_GX, P_GY, P_HEIGHT,
     P_REST_SPEED, P_WIDTH, ROLLING, S_ALL, S_BALL, S_COLLAPSED, S_EVENTS, S_FROZEN, S_STOPPED, S_WALL,
@@ -22,6 +22,7 @@ from .predict import first_pass, has_room, predict_ball, reserve
 from .rest import collapse
 from .resolve import resolve_pair, resolve_wall
 from .contact_log import contact_log, log_contact
+from .clusters import cluster_scratch, clusters_wanted, push_ticks, rejoin, tick, ticks_per_part
 from .strips import gather, scatter, spatial_order
 from .settle import clamp_ball_into_box
 
@@ -45,7 +46,7 @@ def step_logged(B, W, params, dt, log):
     own = np.ones(n, dtype=np.bool_)
     stats = np.zeros(N_STATS, dtype=np.int64)
     run_parts(P, W, params, dt, substeps(B, params, dt), stats, np.zeros(n, dtype=np.int64),
-              event_budget(n), own, log)
+              event_budget(n), own, log, clusters_wanted(P, params))
     scatter(P, B, own)
     return stats
 
@@ -63,13 +64,14 @@ def work_budget(n):
 
 
 @allocating
-def run_parts(P, W, params, dt, k, stats, ball_events, budget, own, log):
+def run_parts(P, W, params, dt, k, stats, ball_events, budget, own, log, clusters):
     """Advance the working copy P by dt in k equal parts (see substeps);
     adds to stats those of the balls with own[public index] (see S_*), and
-    their contacts to log (see contact_log)."""
+    their contacts to log (see contact_log). clusters: whether the step
+    runs the contact clusters' ticks (clusters.clusters_wanted)."""
     for part in range(k):
         log[2][0] = part * (dt / k)
-        run_events(P, W, params, dt / k, stats, ball_events, budget, own, log)
+        run_events(P, W, params, dt / k, stats, ball_events, budget, own, log, clusters)
         if stats[S_STOPPED]:
             break
 
@@ -109,7 +111,7 @@ def substeps(B, params, dt):
 
 
 @allocating
-def run_events(B, W, params, dt, stats, ball_events, budget, own, log):
+def run_events(B, W, params, dt, stats, ball_events, budget, own, log, clusters):
     """Advance the working copy B (see gather) by dt, every event in time
     order; see step. Adds to stats (see run_parts) and ball_events; over the
     total budget it sets stats[S_STOPPED] and stops."""
@@ -134,7 +136,10 @@ def run_events(B, W, params, dt, stats, ball_events, budget, own, log):
          np.full(n, -INF),  # time of each ball's last contact (the TC model)
          np.zeros(n, dtype=np.int64),  # each ball's rapid contacts (collapse)
          np.zeros(4, dtype=np.int64),  # where to resume: to predict, predicted, first pass (2, 3)
-         np.zeros(1, dtype=np.float64))  # ... and at what time
+         np.zeros(1, dtype=np.float64),  # ... and at what time
+         cluster_scratch(B, clusters))  # the ticks' work (clusters.py)
+    if clusters:
+        push_ticks(H, dt)
     while not event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
         H, G = reserve(H, G, n, len(W[0]))
     # over the budget, every ball stops at the time of the first event left
@@ -149,7 +154,8 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
     the queue or the grid is about to fill it returns False, and the caller
     makes room and calls again; it resumes where it stopped (S[5], S[6]).
     Returns True when done."""
-    cand, todo, normals, stack, tlast, rapid, resume, resume_t = S
+    cand, todo, normals, stack, tlast, rapid, resume, resume_t, Q = S
+    seed = Q[10]
     mode, count, key = B[7], B[8], B[14]
     rest_speed = max(params[P_REST_SPEED], V_EPS)
     n = len(B[4])
@@ -174,13 +180,24 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
         if H[2][0] == 0:
             return True
         t, a, kind, b, ca, cb = heap_pop(H)
-        if count[a] != ca or (kind == EV_BALL and count[b] != cb):
+        if kind != EV_TICK and (count[a] != ca or (kind == EV_BALL and count[b] != cb)):
             continue  # stale: a trajectory changed since this was predicted
         if stats[S_ALL] >= budget or stats[S_WORK] >= most_work:
             stats[S_STOPPED] = 1
             resume_t[0] = t
             return True
         stats[S_ALL] += 1
+        if kind == EV_TICK:  # b: the tick's index in the part; the next at b + 1
+            K = ticks_per_part(dt)
+            ntodo = tick(B, W, G, Q, t, (dt if b + 1 == K else (b + 1) * dt / K) - t, params, todo, 0,
+                         normals, cand)
+            stats[S_WORK] += ntodo
+            stats[S_COLLAPSED] += Q[5][2]  # (balls put to sleep jammed; a split step runs no ticks)
+            Q[5][2] = 0
+            resume[0] = ntodo
+            resume[1] = 0
+            resume_t[0] = t
+            continue
         mine = own[key[a]]  # an event counts for the owner of its first ball
         if mine:
             stats[S_EVENTS] += 1
@@ -201,6 +218,8 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
             todo[0] = over
             ntodo = 1
         elif kind == EV_WALL or kind == EV_BALL:
+            held_a = mode[a] == CLUSTER
+            held_b = kind == EV_BALL and mode[b] == CLUSTER
             rapid_a = t - tlast[a] < TC_TIME
             rapid_b = kind == EV_BALL and t - tlast[b] < TC_TIME
             if kind == EV_WALL:
@@ -213,10 +232,16 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
                 ntodo = 1
             else:
                 ntodo, elastic, nx, ny, impulse = resolve_pair(B, W, G, a, b, t, params, tlast, todo,
-                                                               0, normals, cand, stack)
+                                                               0, normals, cand, stack, seed)
                 if mine:
                     stats[S_BALL] += 1
                     log_contact(B, log, t, a, b, -1, nx, ny, impulse)
+            # a cluster ball hit by a free one stays in its cluster if it can
+            # (clusters.rejoin); it was already in todo, to predict again
+            if held_a and mode[a] == FREE:
+                rejoin(B, W, G, Q, a, t, dt, params, cand)
+            if held_b and mode[b] == FREE:
+                rejoin(B, W, G, Q, b, t, dt, params, cand)
             if elastic:  # it lost no energy: no part of a collapse, however soon
                 rapid_a = rapid_b = False
             # (by side, not by index: a wall event's b is a wall code, which
@@ -229,7 +254,7 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
                 rapid[x] += 1
                 if rapid[x] >= COLLAPSE_CONTACTS and not is_fixed(mode[x]):
                     partner = -1 if kind == EV_WALL else (b if side == 0 else a)
-                    collapse(B, W, G, x, partner, rest_speed, normals, cand)
+                    collapse(B, W, G, x, partner, gx, gy, rest_speed, normals, cand, seed)
                     if own[key[x]]:
                         stats[S_COLLAPSED] += 1
         else:  # EV_LEAVE: a sliding ball leaves its support, a rolling one stops

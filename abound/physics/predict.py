@@ -9,7 +9,7 @@ from ._jit import allocating, inlined, kernel
 from .kernels import ANALYTIC, TOUCH_REL, level_exit_time, line_toi, pair_toi
 from .roots import INF
 from .constants import (
-    BALL_INT, BOX_LINE, EV_BALL, EV_LEAVE, EV_WALL, HOP_GAP, MAX_CELLS_PER_BALL, ROLLING, SLIDING,
+    BALL_INT, BOX_LINE, CLUSTER, EV_BALL, EV_LEAVE, EV_WALL, HOP_GAP, MAX_CELLS_PER_BALL, ROLLING, SLIDING,
     SUP_BALL, SUP_END, SUP_FACE, S_STOPPED, S_WORK,
 )
 from .motion import is_fixed, motion_at
@@ -140,6 +140,14 @@ def predict_leave(B, W, H, i, t, h):
         heap_push(H, t + tc, i, EV_LEAVE, -1, count[i], 0, key[i], -1)
 
 
+@kernel
+def settled(mode):
+    """Fixed, or in a contact cluster: a cluster ball's contacts with fixed
+    things and with other cluster balls are the ticks' (clusters.py), not
+    the events'."""
+    return is_fixed(mode) or mode == CLUSTER
+
+
 @inlined
 def predict_ball(B, W, H, G, i, t, dt, method, cand):
     """Push the next events of ball i (synced to t), whose trajectory has just
@@ -153,7 +161,10 @@ def predict_ball(B, W, H, G, i, t, dt, method, cand):
     cells = _cell_span(G, box[0], box[1], box[2], box[3])
     grid_enter(G, i, cells)
     fixed_i = is_fixed(mode[i])
-    if not fixed_i:
+    # (a cluster ball is predicted at a tick, whose solve listed its fixed
+    # neighbours; one fixed since then predicts its own pairs)
+    cluster_i = mode[i] == CLUSTER
+    if not fixed_i and not cluster_i:
         predict_walls(B, W, H, i, t, h, kept_box(G, i))
         if mode[i] == SLIDING:
             predict_leave(B, W, H, i, t, h)
@@ -162,7 +173,7 @@ def predict_ball(B, W, H, G, i, t, dt, method, cand):
     m = grid_cell_balls(G, i, cells, cand, box, True)
     for k in range(m):
         j = cand[k]
-        if fixed_i and is_fixed(mode[j]):
+        if (fixed_i and is_fixed(mode[j])) or (cluster_i and settled(mode[j])):
             continue
         predict_pair(B, H, i, j, t, h, method)
     return m
@@ -186,7 +197,7 @@ def first_pass(B, W, H, G, dt, method, resume, stats, most_work, cand):
     ncell = len(start) - 1
     while resume[2] < n:
         i = resume[2]
-        if not is_fixed(mode[i]):
+        if not settled(mode[i]):
             if H[2][0] + nwalls + 2 > len(H[0]):
                 return False
             predict_walls(B, W, H, i, 0.0, dt, kept_box(G, i))
@@ -212,7 +223,7 @@ def first_pass(B, W, H, G, dt, method, resume, stats, most_work, cand):
             stats[S_WORK] += hi - p
             i = cell_ball[p]
             box = kept_box(G, i)
-            fixed_i = is_fixed(mode[i])
+            settled_i = settled(mode[i])
             # the boxes first, without a branch (see boxes_meet): the balls
             # whose boxes meet i's are collected, then tested further
             met = 0
@@ -222,7 +233,7 @@ def first_pass(B, W, H, G, dt, method, resume, stats, most_work, cand):
                 met += boxes_meet(kept, j, box)
             for q in range(met):
                 j = cand[q]
-                if fixed_i and is_fixed(mode[j]):
+                if settled_i and settled(mode[j]):
                     continue
                 if max(span[i, 0], span[j, 0]) == cx and max(span[i, 1], span[j, 1]) == cy:
                     predict_pair(B, H, i, j, 0.0, dt, method)
@@ -239,7 +250,7 @@ def first_pass(B, W, H, G, dt, method, resume, stats, most_work, cand):
         stats[S_WORK] += n
         box = kept_box(G, i)
         for j in range(n):
-            if j == i or (is_big[j] and j < i) or (is_fixed(mode[i]) and is_fixed(mode[j])):
+            if j == i or (is_big[j] and j < i) or (settled(mode[i]) and settled(mode[j])):
                 continue
             if not boxes_meet(kept, j, box):
                 continue

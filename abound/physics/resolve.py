@@ -8,8 +8,8 @@ import math
 from ._jit import inlined, kernel
 from .kernels import mix_restitution, normal_impulse
 from .constants import (
-    ASLEEP, BOX_LINE, P_FRICTION, P_GX, P_GY, P_MIX, P_REST_SPEED, SEGMENT, SUP_BALL, SUP_END,
-    SUP_FACE, TC_TIME,
+    ASLEEP, BOX_LINE, CLUSTER, P_FRICTION, P_GX, P_GY, P_MIX, P_REST_SPEED, SEGMENT, SUP_BALL, SUP_END,
+    SLIDING, SUP_FACE, TC_TIME,
 )
 from .motion import effective_motion, is_fixed, lasting, set_free, sync
 from .rest import after_contact, wake
@@ -75,13 +75,22 @@ def resolve_wall(B, W, G, i, code, t, params, tlast, normals, cand, counted):
 
 
 @inlined
-def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand, stack):
+def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand, stack, seed):
     """Balls a and b meet: wake a sleeper hit hard enough, exchange the normal
     impulse. Returns the new count of balls to predict, whether they
     bounced elastically, the unit normal from a to b and the impulse (mass
     px/s) b took along it. Elastic: at rest_speed or faster with restitution 1, not
     counting the TC model's (such a contact loses no energy, so it is no part
-    of an inelastic collapse)."""
+    of an inelastic collapse).
+
+    seed (N,) bool, empty when the step runs no contact clusters: a lasting
+    contact between moving balls marks both to join the clusters at the
+    next tick (clusters.py): a slow one, or a rapid one (within TC_TIME of
+    either ball's last contact) where one lies on something (sliding, or in
+    a cluster). Two free balls that meet in flight rapidly (a grazing pair
+    in a gas) bounce elastically instead (the TC model of Luding and
+    McNamara), so chains in flight end after a few contacts and neither gain
+    nor lose energy."""
     pos, vel, radius, inv_mass, rest, mode = B[0], B[1], B[4], B[5], B[6], B[7]
     gx, gy, rest_speed = params[P_GX], params[P_GY], params[P_REST_SPEED]
     sync(B, a, t)
@@ -101,15 +110,22 @@ def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand, st
             ntodo = wake(B, G, b, t, gx, gy, params[P_FRICTION], todo, ntodo, cand, stack)
     fixed_a = is_fixed(mode[a])
     fixed_b = is_fixed(mode[b])
+    moving = not (fixed_a or fixed_b)
+    rapid = moving and t - max(tlast[a], tlast[b]) < TC_TIME
+    lies = len(seed) > 0 and (mode[a] == SLIDING or mode[a] == CLUSTER or mode[b] == SLIDING
+                              or mode[b] == CLUSTER)
+    if len(seed) > 0 and moving and (-vn < rest_speed or (rapid and lies)):
+        seed[a] = True
+        seed[b] = True
     elastic = False
     J = 0.0
     if vn < 0.0:
         e = contact_restitution(rest[a], rest[b], params, -vn)
         elastic = e >= 1.0
-        # the TC model, for collapse among moving balls: elastic within
-        # TC_TIME of either ball's previous contact. Against a fixed one,
-        # bounces lose speed by e each time until rest_speed stops them.
-        if not (fixed_a or fixed_b) and t - max(tlast[a], tlast[b]) < TC_TIME:
+        # the TC model, for collapse among moving balls in flight: elastic
+        # within TC_TIME of either ball's previous contact. Against a fixed
+        # one, bounces lose speed by e each time until rest_speed stops them.
+        if rapid and not lies:
             e = 1.0
         inv_a = 0.0 if fixed_a else inv_mass[a]
         inv_b = 0.0 if fixed_b else inv_mass[b]

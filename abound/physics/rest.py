@@ -9,7 +9,7 @@ from ._jit import kernel
 from .kernels import V_EPS
 from .constants import ASLEEP, BOX_LINE, FREE, FROZEN, REST_COS, SLEEP_TOUCH, SLIDING, SUP_BALL
 from .motion import is_fixed, lasting, set_free, sync
-from .grid import grid_candidates
+from .grid import _cell_span, grid_candidates, grid_cell_balls
 
 
 # --------------------------------------------------------------------------
@@ -51,14 +51,14 @@ def segment_closest(W, w, px, py):
 
 
 @kernel
-def fixed_contacts(B, W, G, i, normals, cand):
+def fixed_contacts(B, W, G, i, normals, cand, touch):
     """Write the unit normals (into ball i) of the fixed things ball i touches -
-    walls, segment ends, pinned and sleeping balls, within SLEEP_TOUCH x radius -
+    walls, segment ends, pinned and sleeping balls, within touch x radius -
     into normals; returns how many (at most len(normals))."""
     pos, radius, mode = B[0], B[4], B[7]
     wp0, wp1, wn, wt, wlen, wc, we, wkind, wimpulse = W
     r = radius[i]
-    tol = SLEEP_TOUCH * r
+    tol = touch * r
     px, py = pos[i, 0], pos[i, 1]
     k = 0
     for w in range(len(wc)):
@@ -76,7 +76,12 @@ def fixed_contacts(B, W, G, i, normals, cand):
                 normals[k, 0] = (px - cx) / d
                 normals[k, 1] = (py - cy) / d
                 k += 1
-    m = grid_candidates(G, B, i, 0.0, cand)
+    if touch <= SLEEP_TOUCH:
+        m = grid_candidates(G, B, i, 0.0, cand)
+    else:  # (wider than grid_candidates' margin: the cells of the widened box)
+        pad = r + tol
+        box = (px - pad, py - pad, px + pad, py + pad)
+        m = grid_cell_balls(G, i, _cell_span(G, box[0], box[1], box[2], box[3]), cand, box, False)
     for q in range(m):
         if k >= len(normals):
             break
@@ -104,24 +109,31 @@ def fall_asleep(B, i):
 
 
 @kernel
-def try_sleep(B, W, G, i, gx, gy, normals, cand):
-    """Put ball i to sleep if its fixed contacts hold it against gravity."""
-    if not _held(normals, fixed_contacts(B, W, G, i, normals, cand), gx, gy):
+def try_sleep(B, W, G, i, gx, gy, normals, cand, touch=SLEEP_TOUCH):
+    """Put ball i to sleep if its fixed contacts (within touch x its radius)
+    hold it against gravity."""
+    if not _held(normals, fixed_contacts(B, W, G, i, normals, cand, touch), gx, gy):
         return False
     fall_asleep(B, i)
     return True
 
 
 @kernel
-def collapse(B, W, G, i, partner, rest_speed, normals, cand):
+def collapse(B, W, G, i, partner, gx, gy, rest_speed, normals, cand, seed):
     """Ball i is caught in an inelastic collapse (COLLAPSE_CONTACTS contacts,
     each within TC_TIME of the one before), its last with partner (-1: a wall).
 
     The rattle stands for a lasting contact, which loses the relative motion:
     i takes the common velocity of i and a moving partner (momentum kept, energy
     lost), or stops against a fixed one. Then it stops where it is: asleep if
-    it is slow and touches something fixed (the pile below it holds it), else
-    frozen for the rest of the step. Returns True if it fell asleep.
+    it is slow and its fixed contacts hold it against gravity (g = (gx, gy);
+    the pile below it holds it: not on a slope), else frozen for the rest of
+    the step. Returns True if it fell asleep.
+
+    In a step that runs contact clusters (seed not empty) it keeps the
+    common velocity and is frozen only until the next tick, where both
+    join the clusters (a last resort: a lasting contact joins them before
+    it rattles, resolve_pair).
     """
     vel, inv_mass, mode, count = B[1], B[5], B[7], B[8]
     if partner >= 0 and not is_fixed(mode[partner]):
@@ -131,12 +143,18 @@ def collapse(B, W, G, i, partner, rest_speed, normals, cand):
             vel[i, c] = vc
             vel[partner, c] = vc
         count[partner] += 1
-    else:
+        if len(seed) > 0:
+            seed[partner] = True
+    elif len(seed) == 0:
         vel[i, 0] = 0.0
         vel[i, 1] = 0.0
+    if len(seed) > 0:
+        seed[i] = True
+        mode[i] = FROZEN
+        count[i] += 1
+        return False
     slow = vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1] < rest_speed * rest_speed
-    if slow and fixed_contacts(B, W, G, i, normals, cand) > 0:
-        fall_asleep(B, i)
+    if slow and try_sleep(B, W, G, i, gx, gy, normals, cand):
         return True
     mode[i] = FROZEN
     count[i] += 1

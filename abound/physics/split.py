@@ -300,7 +300,7 @@ def step(engine, B, W, params, dt, together=True, min_moving=MIN_MOVING, backoff
         stats = np.zeros(engine.N_STATS + 16, dtype=np.int64)[8:8 + engine.N_STATS]
         events = np.zeros(m, dtype=np.int64)
         engine.run_parts(P, walls, par, dt, k, stats, events, engine.event_budget(m), keep,
-                         engine.contact_log(0))
+                         engine.contact_log(0), False)  # (plan splits no step that runs clusters)
         return P, events, stats, keep, walls
 
     def run_all(strips):

@@ -13,6 +13,7 @@ from .constants import (
     FREE, ORDER_TILE, P_HEIGHT, P_WIDTH, ROLLING, SLIDING, SUP_BALL, WATCH_AXIS, WATCH_SLOTS,
 )
 from .grid import grid_shape, sweep_length
+from .clusters import clusters_wanted
 
 
 # --------------------------------------------------------------------------
@@ -60,8 +61,10 @@ def gather(B, perm):
     split.py sets them, here all 0), and P[16] (2 x WATCH_SLOTS,) float64, in
     slot s the highest coordinate along the axis that the paths of the balls
     with high slot s reached, in slot WATCH_SLOTS + s the lowest of those with
-    low slot s (see keep_box). A ball that slides on a ball left out of perm
-    gets support index -1 (split.py keeps that from happening)."""
+    low slot s (see keep_box). P[17] and P[18] are B[14] and B[15], the
+    contact solver's warm start (world.py: keyed by public index, as P[14]
+    names the balls). A ball that slides on a ball left out of perm gets
+    support index -1 (split.py keeps that from happening)."""
     sup_kind, sup_idx = B[9], B[10]
     n = len(perm)
     reach = np.empty(2 * WATCH_SLOTS, dtype=np.float64)
@@ -70,7 +73,8 @@ def gather(B, perm):
     P = (np.empty((n, 2)), np.empty((n, 2)), np.empty((n, 2)), np.empty(n), np.empty(n),
          np.empty(n), np.empty(n), np.empty(n, dtype=B[7].dtype), np.empty(n, dtype=B[8].dtype),
          np.empty(n, dtype=B[9].dtype), np.empty(n, dtype=B[10].dtype), np.empty((n, 2)),
-         np.empty((n, 2)), np.empty(n), perm, np.zeros(n, dtype=np.int8), reach)
+         np.empty((n, 2)), np.empty(n), perm, np.zeros(n, dtype=np.int8), reach,
+         np.empty((n, B[14].shape[1]), dtype=B[14].dtype), np.empty((n, B[15].shape[1])))
     _copy_rows(P, B, perm)
     sliding = 0
     for k in range(n):
@@ -101,6 +105,9 @@ def _copy_rows(P, B, perm):
         P[5][k] = B[5][i]
         P[6][k] = B[6][i]
         P[10][k] = B[10][i]
+        for s in range(B[14].shape[1]):
+            P[17][k, s] = B[14][i, s]
+            P[18][k, s] = B[15][i, s]
 
 
 @kernel
@@ -114,6 +121,9 @@ def scatter(P, B, own):
             continue
         _copy_state(B, i, P, k)
         B[10][i] = perm[P[10][k]] if P[9][k] == SUP_BALL else P[10][k]
+        for s in range(B[14].shape[1]):
+            B[14][i, s] = P[17][k, s]
+            B[15][i, s] = P[18][k, s]
 
 
 @inlined
@@ -142,7 +152,9 @@ def split_histogram(B, params, dt, share, bins):
     y; at: how many moving balls lie in each of bins equal slices of the box
     along it; reach: the distance the fastest moving balls but a share of
     them sweep in dt (to 1/1024 of the fastest), plus the largest diameter.
-    moving is 0 when a moving ball's state is not finite: such a step is
+    moving is 0 when a moving ball's state is not finite, or the step runs
+    contact clusters (clusters_wanted: a tick solves contacts across the
+    box at once, which strips run apart would not do alike): such a step is
     not split."""
     pos, vel, acc, radius, mode = B[0], B[1], B[2], B[4], B[7]
     n = len(radius)
@@ -150,6 +162,8 @@ def split_histogram(B, params, dt, share, bins):
     axis = 0 if width >= height else 1
     length = width if axis == 0 else height
     at = np.zeros(bins, dtype=np.int64)
+    if clusters_wanted(B, params):
+        return axis, 0.0, at, 0
     sweeps = np.empty(n, dtype=np.float64)
     moving = 0
     top = 0.0

@@ -13,8 +13,11 @@ with their end points acting as fixed balls of radius 0.
 import numpy as np
 
 # Ball modes (int8). docs/physics.md explains each (abound/physics/constants.py holds them for the engine).
-FREE, SLIDING, ASLEEP, PINNED, FROZEN, ROLLING = 0, 1, 2, 3, 4, 5
-MODE_NAMES = ("free", "sliding", "asleep", "pinned", "frozen", "rolling")
+FREE, SLIDING, ASLEEP, PINNED, FROZEN, ROLLING, CLUSTER = 0, 1, 2, 3, 4, 5, 6
+MODE_NAMES = ("free", "sliding", "asleep", "pinned", "frozen", "rolling", "cluster")
+
+# Impulses kept per ball for the contact solver's warm start (clusters.py).
+WARM_SLOTS = 8
 
 # Wall kinds.
 BOX_LINE, SEGMENT = 0, 1
@@ -31,7 +34,10 @@ class World:
       color (N,4) RGBA in 0..1, mode (N,) int8, count (N,) int64 (bumped whenever
       a ball's trajectory changes: stale events carry an old count),
       sup_kind/sup_idx (N,) int64 and sup_n/sup_c (N,2), sup_r (N,): what a
-      sliding ball slides on (see engine).
+      sliding ball slides on (see engine), warm_key (N, WARM_SLOTS) int64 and
+      warm_lam (N, WARM_SLOTS) mass px/s: the impulses of a cluster ball's
+      last solved contacts, keyed by the other ball's index (-2 - w: wall w;
+      -1: none), the next solve's first guess (clusters.py).
     Walls: wall_p0/wall_p1 (M,2), wall_n (M,2) unit normal, wall_t (M,2) unit
       tangent, wall_len (M,), wall_c (M,) = n . p0, wall_e (M,) restitution,
       wall_kind (M,) int8, wall_impulse (M,) mass px/s: the normal impulse
@@ -41,6 +47,7 @@ class World:
     BALL_FLOAT2 = ("pos", "vel", "acc", "sup_n", "sup_c")
     BALL_FLOAT1 = ("tloc", "radius", "mass", "inv_mass", "rest", "sup_r")
     BALL_INT = ("count", "sup_kind", "sup_idx")
+    BALL_WARM = ("warm_key", "warm_lam")
 
     def __init__(self, width, height, wall_restitution=1.0, capacity=16):
         self.n = 0
@@ -63,6 +70,8 @@ class World:
         for name in self.BALL_INT:
             new[name] = np.zeros(cap, dtype=np.int64)
         new["color"] = np.ones((cap, 4))
+        new["warm_key"] = np.full((cap, WARM_SLOTS), -1, dtype=np.int64)
+        new["warm_lam"] = np.zeros((cap, WARM_SLOTS))
         new["mode"] = np.zeros(cap, dtype=np.int8)
         if old is not None:
             for name, arr in new.items():
@@ -86,6 +95,7 @@ class World:
         self.count[s] = 0
         self.sup_kind[s] = -1
         self.sup_idx[s] = -1
+        self.warm_key[s] = -1
         self.n += k
         for i in range(s.start, s.stop):
             self.set_pinned(i, bool(pinned[i - s.start]), gravity)
@@ -95,10 +105,12 @@ class World:
         """Remove ball i; the last ball takes its index (O(1))."""
         last = self.n - 1
         if i != last:
-            for name in self.BALL_FLOAT2 + self.BALL_FLOAT1 + self.BALL_INT + ("color", "mode"):
+            for name in self.BALL_FLOAT2 + self.BALL_FLOAT1 + self.BALL_INT + self.BALL_WARM + ("color", "mode"):
                 arr = getattr(self, name)
                 arr[i] = arr[last]
         self.n -= 1
+        # (warm_key entries naming the last ball now name ball i: they are a
+        # first guess, which the solve corrects, so they are left as they are)
 
     def set_pinned(self, i, pinned, gravity):
         if pinned:
@@ -189,7 +201,7 @@ class World:
         return (self.pos[:n], self.vel[:n], self.acc[:n], self.tloc[:n], self.radius[:n],
                 self.inv_mass[:n], self.rest[:n], self.mode[:n], self.count[:n],
                 self.sup_kind[:n], self.sup_idx[:n], self.sup_n[:n], self.sup_c[:n],
-                self.sup_r[:n])
+                self.sup_r[:n], self.warm_key[:n], self.warm_lam[:n])
 
     def wall_arrays(self):
         m = self.nwalls

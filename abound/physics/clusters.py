@@ -1,0 +1,545 @@
+"""Contact clusters: the balls whose contacts last, solved together at ticks.
+
+A ball that lies on moving balls, or has moving balls lying on it (a layer
+sliding down a slope, a funnel full of balls, a heap in a bin), is in mode
+CLUSTER. Cluster balls fly free under gravity between ticks at most TICK
+apart (equal divisions of a part of a step); at each tick their contacts with
+one another and with fixed things are listed and one impulse per contact
+keeps every gap open until the next tick (contact_solver.py says why and
+how). Every impact stays an exact event: a free ball that hits a cluster
+ball, fast or slow, is an ordinary event with its restitution.
+
+What the events leave to the ticks. A cluster ball's velocity after a tick
+keeps each listed contact open until the next tick; a contact not listed is
+farther than CLUSTER_REACH x the smaller radius, and a cluster ball moves at
+most half that far in a tick (a faster one is set free). So no event is
+predicted between two cluster balls, or between a cluster ball and a wall or
+a fixed ball it listed; only free balls' events involve cluster balls. An
+event sets its cluster ball free: its new velocity was solved against no
+neighbour, and the events watch all its contacts until the next tick, where
+it joins again. A bound the solve leaves unmet (not converged) sets the ball
+free too: exactness never rests on convergence.
+
+Joining and leaving. A moving ball joins at a tick when it touches a listed
+ball (within CLUSTER_SLOP of its radius, or closes that far within the tick)
+slower than rest_speed, or when an event marked it (a slow contact between
+moving balls, or a rattle: seed). A cluster ball leaves when it is no longer
+within LEAVE_GAP of a moving listed ball, nor of two fixed things (a lone
+ball on one support slides or sleeps exactly, as the events run it; in a
+corner of two it would rattle), and falls asleep
+where fixed contacts hold it (strictly: REST_COS) or with its island (the
+balls it touches) when the whole island has been slow for ISLAND_SLEEP_TIME
+and leans on something fixed.
+
+Q, the ticks' scratch (cluster_scratch): (order (N,) the listed balls, rank
+(N,) each ball's place in it or -1, touches (N,) int64 what each listed
+ball touches (within LEAVE_GAP: 2 for a moving listed ball, 1 for a fixed
+thing; below 2 it leaves), C the contacts (contact_solver.solve_impulses),
+gap (M,) px each contact's gap, counts (4,) int64 (contacts listed, balls
+listed, balls put to sleep jammed), island (N,)
+union-find, state (N,) uint8 each island's (_islands), under (N,) whether a
+listed ball lies under something fixed, loose (N,) whether a listed ball's
+bounds were not all met, seed (N,) balls to join at the next tick, rmin (1,)
+px the smallest radius of all). Each ball's last impulses, the next solve's
+first guess, are the state's (world.py: warm_key, warm_lam; _keep_impulses).
+"""
+import math
+
+import numpy as np
+
+from ._jit import allocating, kernel
+from .kernels import V_EPS
+from .constants import (
+    BOX_LINE, CLUSTER, CLUSTER_REACH, CLUSTER_SLOP, EV_TICK, FROZEN, ISLAND_SLEEP_TIME, LEAVE_GAP,
+    P_GX, P_GY, P_REST_SPEED, TICK,
+)
+from .contact_solver import TARGET_GAP, normal_speed, solve_impulses, speculative_min_speed
+from .motion import is_fixed, motion_at, set_free, sync
+from .grid import _cell_span, grid_cell_balls
+from .queue import heap_push
+from .rest import fall_asleep, segment_closest, try_sleep
+
+# x radius / h (px/s): Gauss-Seidel has converged when no sweep changes a
+# velocity by more; a bound left unmet by more than UNMET after it sets its
+# balls free (their contacts then are the events'). UNMET x radius is also
+# the most a cluster contact can overlap by the next tick, and the next tick
+# keeps it from deepening
+SOLVER_TOL = 1e-4
+UNMET = 1e-2
+PUSH_OUT = 0.2
+# x radius: a slow cluster ball falls asleep where fixed things this close
+# hold it (a solve that has not converged leaves gaps of this order, where
+# a lone ball's exact contacts leave none: SLEEP_TOUCH)
+SLEEP_TOUCH_CLUSTER = 1e-3
+ISLAND_AWAKE, ISLAND_ASLEEP, ISLAND_FIXED = 0, 1, 2  # _islands' states (bit 1: touches a fixed thing)
+
+
+@kernel
+def clusters_wanted(B, params):
+    """Whether a step runs ticks: under gravity, with a rest speed (only
+    then do contacts last; a gas of elastic balls, rest speed 0, never
+    runs one), and with a ball that moves. A split step (split.py) runs
+    none and is chosen only when this is False: both then do the same."""
+    if params[P_REST_SPEED] <= 0.0 or (params[P_GX] == 0.0 and params[P_GY] == 0.0):
+        return False
+    mode = B[7]
+    for i in range(len(mode)):
+        if not is_fixed(mode[i]):
+            return True
+    return False
+
+
+@allocating
+def cluster_scratch(B, on):
+    """Q (see the module docstring) for the balls B; empty unless on. Room for
+    16 contacts a ball (a disc touches at most 6 of its size, and walls;
+    the reach lists a few more): more cannot be listed, and a ball whose
+    contact found no room is set free."""
+    n = len(B[4]) if on else 0
+    m = 16 * n + 16 if on else 0
+    rmin = np.full(1, np.inf)
+    if n:
+        rmin[0] = np.min(B[4])
+    return (np.empty(n, dtype=np.int64), np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64),
+            (np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty((m, 2)),
+             np.empty(m), np.empty(m), np.empty(m)),
+            np.empty(m), np.zeros(3, dtype=np.int64), np.empty(n, dtype=np.int64),
+            np.empty(n, dtype=np.uint8), np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_),
+            np.zeros(n, dtype=np.bool_), rmin)
+
+
+@kernel
+def ticks_per_part(dt):
+    """How many equal sub-steps of at most TICK a part of dt s is cut into."""
+    return max(1, int(math.ceil(dt / TICK - 1e-9)))
+
+
+@kernel
+def push_ticks(H, dt):
+    """Queue the ticks of a part of dt: at 0 and every dt / ticks_per_part.
+    A tick's tie key is -1: it comes first among the events of its time."""
+    K = ticks_per_part(dt)
+    for k in range(K):
+        heap_push(H, k * dt / K, 0, EV_TICK, k, 0, 0, -1, k)
+
+
+@kernel
+def _join(B, Q, i, t, h, gx, gy):
+    """List moving ball i (synced to t) for this tick, in mode CLUSTER: it
+    takes the tick's gravity as a kick now, g h, and moves in a straight
+    line until the next tick (semi-implicit Euler: a ball at rest on
+    others then stays at rest, where a parabola between ticks would hop).
+    A cluster ball has no support, so its sup_r holds how long it has been
+    slow (s, see ISLAND_SLEEP_TIME): 0 when it joins."""
+    vel, acc = B[1], B[2]
+    order, rank, touches, counts = Q[0], Q[1], Q[2], Q[5]
+    sync(B, i, t)
+    if B[7][i] != CLUSTER:
+        B[13][i] = 0.0
+        for s in range(B[17].shape[1]):
+            B[17][i, s] = -1
+        set_free(B, i, gx, gy, 0.0)
+        B[7][i] = CLUSTER
+    vel[i, 0] += gx * h
+    vel[i, 1] += gy * h
+    acc[i, 0] = 0.0
+    acc[i, 1] = 0.0
+    q = counts[1]
+    rank[i] = q
+    order[q] = i
+    touches[q] = 0
+    Q[8][q] = False  # under
+    Q[9][q] = False  # loose
+    counts[1] = q + 1
+
+
+@kernel
+def _leave(B, i, h, gx, gy):
+    """Listed ball i leaves the clusters before its tick's solve: it gives
+    back the tick's kick and flies free on its parabola."""
+    B[1][i, 0] -= gx * h
+    B[1][i, 1] -= gy * h
+    set_free(B, i, gx, gy, 0.0)
+
+
+@kernel
+def _target(gap, target, movable):
+    """The gap (px) a contact of gap px now must keep at the end of the tick:
+    an open one closes to target at most, never opens wider; an overlap
+    (what an unconverged solve left) between two moving balls opens by
+    PUSH_OUT of itself each tick, slowly enough to add next to no energy.
+    One with a fixed thing only deepens no further: a ball wedged between
+    fixed things could not open them all, and the solve would push it ever
+    harder (its neighbours then jitter and never fall asleep)."""
+    if gap >= 0.0:
+        return min(gap, target)
+    return (1.0 - PUSH_OUT) * gap
+
+
+@kernel
+def _drop_leavers(B, Q):
+    """Drop from the tick's contacts those of the listed balls that left
+    (touches below 2): the events watch them now."""
+    rank, touches = Q[1], Q[2]
+    ci, cj, cn, v_min, w_j, lam = Q[3]
+    gap, counts = Q[4], Q[5]
+    k = 0
+    for c in range(counts[0]):
+        if touches[rank[ci[c]]] < 2 or (w_j[c] > 0.0 and touches[rank[cj[c]]] < 2):
+            continue
+        ci[k], cj[k], v_min[k], w_j[k], lam[k], gap[k] = ci[c], cj[c], v_min[c], w_j[c], lam[c], gap[c]
+        cn[k, 0], cn[k, 1] = cn[c, 0], cn[c, 1]
+        k += 1
+    counts[0] = k
+
+
+@kernel
+def _add_contact(B, Q, i, j, nx, ny, gap, vn, an, h, target, movable):
+    """List the contact of ball i with j (a ball, or -2 - w for wall w): its
+    normal n into i, gap px, relative normal velocity vn and acceleration
+    an; movable when j moves with the impulses. No room: i is loose."""
+    ci, cj, cn, v_min, w_j, lam = Q[3]
+    counts = Q[5]
+    c = counts[0]
+    if c >= len(ci):
+        Q[9][Q[1][i]] = True  # loose
+        return
+    ci[c] = i
+    cj[c] = j
+    cn[c, 0] = nx
+    cn[c, 1] = ny
+    Q[4][c] = gap
+    # (never a wider gap than now: balls wedged between fixed things could
+    # not all open theirs, and the solve would push them ever harder; an
+    # overlap, what an unconverged solve left, opens by half each tick)
+    v_min[c] = speculative_min_speed(gap, an, h, _target(gap, target, movable))
+    w_j[c] = 1.0 if movable else 0.0
+    lam[c] = _warm(B, i, j)
+    counts[0] = c + 1
+
+
+@kernel
+def _warm(B, i, j):
+    """The impulse the contact of balls i and j (j < 0: a wall, -2 - w) took
+    at the last tick (mass px/s), as cluster ball i kept it, or 0. Kept by
+    public index (P[14]): they outlast the step's working copy."""
+    pub, key, lam = B[14], B[17], B[18]
+    kj = pub[j] if j >= 0 else j
+    for s in range(key.shape[1]):
+        if key[i, s] == kj:
+            return lam[i, s]
+    return 0.0
+
+
+@kernel
+def _keep(B, i, kj, lam_c):
+    """Keep impulse lam_c of ball i's contact with kj (a public index, or a wall's -2 - w)."""
+    key, lam = B[17], B[18]
+    for s in range(key.shape[1]):
+        if key[i, s] == -1:
+            key[i, s] = kj
+            lam[i, s] = lam_c
+            return
+
+
+@kernel
+def _keep_impulses(B, Q):
+    """Keep each listed contact's impulse for the next tick's warm start, in
+    the slots of both its balls when both move (a contact listed again, from
+    either side, starts from it: a heap's impulses change little from tick
+    to tick, and Gauss-Seidel gains on them from tick to tick and step to
+    step instead of starting over). Contacts that took none are not kept (0
+    is the guess for a contact not found); a ball's slots are emptied when
+    it joins (_join)."""
+    order, pub, key = Q[0], B[14], B[17]
+    ci, cj, w_j, slam = Q[3][0], Q[3][1], Q[3][4], Q[3][5]
+    for q in range(Q[5][1]):
+        for s in range(key.shape[1]):
+            key[order[q], s] = -1
+    for c in range(Q[5][0]):
+        if slam[c] == 0.0:
+            continue
+        i, j = ci[c], cj[c]
+        _keep(B, i, pub[j] if j >= 0 else j, slam[c])
+        if w_j[c] > 0.0:
+            _keep(B, j, pub[i], slam[c])
+
+
+@kernel
+def _list_walls(B, W, Q, i, h):
+    """List ball i's contacts with the walls (faces and end points) within reach."""
+    pos, vel, radius = B[0], B[1], B[4]
+    wn, wc, wkind = W[2], W[5], W[7]
+    r = radius[i]
+    px, py = pos[i, 0], pos[i, 1]
+    for w in range(len(wc)):
+        if wkind[w] == BOX_LINE:
+            nx, ny = wn[w, 0], wn[w, 1]
+            gap = nx * px + ny * py - wc[w] - r
+        else:
+            cx, cy = segment_closest(W, w, px, py)
+            d = math.sqrt((px - cx) ** 2 + (py - cy) ** 2)
+            if d == 0.0:
+                continue
+            nx, ny = (px - cx) / d, (py - cy) / d
+            gap = d - r
+        if gap > CLUSTER_REACH * r:
+            continue
+        _add_contact(B, Q, i, -2 - w, nx, ny, gap, vel[i, 0] * nx + vel[i, 1] * ny, 0.0, h,
+                     TARGET_GAP * r, False)
+        if gap <= LEAVE_GAP * r:
+            Q[2][Q[1][i]] += 1  # touches
+
+
+@kernel
+def _list_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand):
+    """List ball i's contacts with other balls within reach; moving balls
+    not yet listed that touch it slowly (or close to touching within h)
+    join the list."""
+    pos, vel, radius, mode = B[0], B[1], B[4], B[7]
+    rank, touches = Q[1], Q[2]
+    r = radius[i]
+    pad = r + CLUSTER_REACH * r
+    x0, y0, x1, y1 = pos[i, 0] - pad, pos[i, 1] - pad, pos[i, 0] + pad, pos[i, 1] + pad
+    m = grid_cell_balls(G, i, _cell_span(G, x0, y0, x1, y1), cand, (x0, y0, x1, y1), False)
+    for q in range(m):
+        j = cand[q]
+        if rank[j] >= 0 and rank[j] < rank[i]:
+            continue  # listed from j's side
+        pjx, pjy, vjx, vjy, ajx, ajy = motion_at(B, j, t)
+        dx, dy = pos[i, 0] - pjx, pos[i, 1] - pjy
+        d = math.sqrt(dx * dx + dy * dy)
+        small = min(r, radius[j])
+        gap = d - r - radius[j]
+        if d == 0.0 or gap > CLUSTER_REACH * small:
+            continue
+        nx, ny = dx / d, dy / d
+        fixed = is_fixed(mode[j])
+        vn = (vel[i, 0] - vjx) * nx + (vel[i, 1] - vjy) * ny
+        if not fixed and rank[j] < 0:
+            # a moving ball not listed joins if this is a lasting contact
+            if abs(vn) >= rest_speed or gap > CLUSTER_SLOP * small + max(0.0, -vn) * h:
+                continue  # (else it stays the events')
+            _join(B, Q, j, t, h, gx, gy)
+            vn = (vel[i, 0] - vel[j, 0]) * nx + (vel[i, 1] - vel[j, 1]) * ny
+        # (between ticks a cluster ball moves in a straight line, a fixed one not at all)
+        _add_contact(B, Q, i, j, nx, ny, gap, vn, 0.0, h, TARGET_GAP * small, not fixed)
+        if gap <= LEAVE_GAP * small:
+            touches[rank[i]] += 1 if fixed else 2
+            if not fixed:
+                touches[rank[j]] += 2
+
+
+@kernel
+def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
+    """Solve the clusters' contacts at time t for a sub-step of h s: list
+    the cluster balls and the marked ones (seed), and the moving balls that
+    touch them lastingly, transitively; find the impulses; then each listed
+    ball leaves, falls asleep, is set free or stays (see the module
+    docstring). Appends every listed ball to todo (to predict again);
+    returns the new count."""
+    vel, inv_mass, mode, count = B[1], B[5], B[7], B[8]
+    order, rank, touches = Q[0], Q[1], Q[2]
+    counts, under, loose, seed = Q[5], Q[8], Q[9], Q[10]
+    gx, gy = params[P_GX], params[P_GY]
+    rest_speed = max(params[P_REST_SPEED], V_EPS)
+    counts[0] = 0
+    counts[1] = 0
+    for i in range(len(mode)):
+        # (a seed frozen by a rattle, rest.collapse, joins too)
+        if mode[i] == CLUSTER or (seed[i] and (mode[i] == FROZEN or not is_fixed(mode[i]))):
+            _join(B, Q, i, t, h, gx, gy)
+        seed[i] = False
+    if counts[1] == 0:
+        return ntodo
+    q = 0
+    while q < counts[1]:  # (the list grows as moving balls join)
+        i = order[q]
+        _list_walls(B, W, Q, i, h)
+        _list_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand)
+        q += 1
+    for q in range(counts[1]):
+        if touches[q] < 2:
+            _leave(B, order[q], h, gx, gy)  # it lands on what it touched, if anything, as a lone ball
+    _drop_leavers(B, Q)
+    rmin = Q[11][0]
+    C = Q[3]
+    nc = counts[0]
+    stuck = solve_impulses(vel, inv_mass, C, nc, SOLVER_TOL * rmin / h) < 0
+    _keep_impulses(B, Q)
+    ci, cj, cn, v_min, w_j = C[0], C[1], C[2], C[3], C[4]
+    for c in range(nc):
+        if v_min[c] - normal_speed(vel, C, c) > UNMET * rmin / h:
+            loose[rank[ci[c]]] = True
+            if w_j[c] > 0.0:
+                loose[rank[cj[c]]] = True
+        # not converged: the slow balls of the set that lie under something
+        # fixed are jammed (see contact_solver.py): they sleep where they are
+        if stuck and w_j[c] == 0.0 and cn[c, 0] * gx + cn[c, 1] * gy > 0.0:
+            under[rank[ci[c]]] = True
+    island, state = Q[6], Q[7]
+    _islands(B, Q, h, rest_speed)
+    # a cluster ball moves at most this far in a tick (see the module docstring)
+    reach = 0.5 * CLUSTER_REACH * rmin
+    for q in range(counts[1]):
+        i = order[q]
+        rank[i] = -1
+        todo[ntodo] = i
+        ntodo += 1
+        v2 = vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1]
+        if state[_root(island, q)] == ISLAND_ASLEEP:
+            fall_asleep(B, i)
+            continue
+        if under[q] and v2 < rest_speed * rest_speed and try_sleep(B, W, G, i, gx, gy, normals, cand,
+                                                                     SLEEP_TOUCH_CLUSTER):
+            counts[2] += 1  # pressed up against a fixed thing above it, and held: it stays where it is
+            continue
+        if touches[q] < 2:
+            continue  # (it has left: _leave)
+        if loose[q] or math.sqrt(v2) * h > reach:
+            set_free(B, i, gx, gy, 0.0)  # the events watch its contacts until the next tick
+            continue
+        if v2 < rest_speed * rest_speed and try_sleep(B, W, G, i, gx, gy, normals, cand, SLEEP_TOUCH_CLUSTER):
+            continue
+        count[i] += 1
+    return ntodo
+
+
+@kernel
+def _root(island, q):
+    """The island of listed ball q (union-find, with path halving)."""
+    while island[q] != q:
+        island[q] = island[island[q]]
+        q = island[q]
+    return q
+
+
+@kernel
+def _islands(B, Q, h, rest_speed):
+    """After a tick's solve: add h to the slow time (sup_r) of each listed
+    ball slower than rest_speed (0 for those faster than twice that), and mark the islands
+    (sets of listed balls joined by touching contacts) to put to sleep:
+    those whose every ball has been slow for ISLAND_SLEEP_TIME and that
+    touch something fixed."""
+    vel, radius, slow = B[1], B[4], B[13]
+    order, rank = Q[0], Q[1]
+    ci, cj, w_j = Q[3][0], Q[3][1], Q[3][4]
+    gap = Q[4]
+    nc, nl = Q[5][0], Q[5][1]
+    island, state = Q[6], Q[7]
+    for q in range(nl):
+        island[q] = q
+        state[q] = ISLAND_ASLEEP
+    for c in range(nc):
+        if w_j[c] > 0.0 and gap[c] <= LEAVE_GAP * radius[ci[c]]:
+            a = _root(island, rank[ci[c]])
+            b = _root(island, rank[cj[c]])
+            if a != b:
+                island[max(a, b)] = min(a, b)
+    for q in range(nl):
+        i = order[q]
+        v2 = vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1]
+        if v2 < rest_speed * rest_speed:
+            slow[i] += h
+        elif v2 >= 4.0 * rest_speed * rest_speed:
+            slow[i] = 0.0  # (between one and two rest speeds it neither gains nor loses: a
+            # heap at rest takes an odd kick from a solve that has not converged)
+        if slow[i] < ISLAND_SLEEP_TIME:
+            state[_root(island, q)] = ISLAND_AWAKE
+    for c in range(nc):  # an island with no fixed contact is falling: it stays awake
+        if w_j[c] == 0.0 and gap[c] <= LEAVE_GAP * radius[ci[c]]:
+            a = _root(island, rank[ci[c]])
+            if state[a] & ISLAND_ASLEEP:
+                state[a] |= ISLAND_FIXED
+    for q in range(nl):
+        if _root(island, q) == q:
+            state[q] = ISLAND_ASLEEP if state[q] == ISLAND_ASLEEP | ISLAND_FIXED else ISLAND_AWAKE
+
+
+@kernel
+def rejoin(B, W, G, Q, i, t, dt, params, cand):
+    """Cluster ball i (synced to t) has just been hit by a free ball: an
+    exact event gave it a new velocity, solved against none of its
+    neighbours. Keep it in its cluster until the next tick with the nearest
+    velocity that keeps its listed contacts open until then, its neighbours
+    taken as they move (no event can have changed them since the tick, or
+    they would be free): what it pressed into them, they take as a wall
+    would (the energy is lost, not passed on: the next tick spreads no
+    impulse it did not see). Like every cluster ball it then moves in a
+    straight line until the next tick (its velocity holds the tick's kick
+    of gravity, see _join). Without such a velocity (wedged) it stays free,
+    on its parabola from here (less the rest of the kick), and the events
+    watch its contacts. dt: the part's length. Returns whether it rejoined."""
+    pos, vel, acc, radius, mode, count = B[0], B[1], B[2], B[4], B[7], B[8]
+    gx, gy = params[P_GX], params[P_GY]
+    K = ticks_per_part(dt)
+    h = min(dt, (math.floor(t * K / dt) + 1.0) * dt / K) - t
+    vx, vy = vel[i, 0], vel[i, 1]
+    if h <= 0.0:
+        return False
+    ci, cj, cn, v_min, w_j, lam = Q[3]
+    r = radius[i]
+    px, py = pos[i, 0], pos[i, 1]
+    k = 0
+    wn, wc, wkind = W[2], W[5], W[7]
+    for w in range(len(wc)):
+        if wkind[w] == BOX_LINE:
+            nx, ny = wn[w, 0], wn[w, 1]
+            gap = nx * px + ny * py - wc[w] - r
+        else:
+            cx, cy = segment_closest(W, w, px, py)
+            d = math.sqrt((px - cx) ** 2 + (py - cy) ** 2)
+            if d == 0.0:
+                continue
+            nx, ny = (px - cx) / d, (py - cy) / d
+            gap = d - r
+        if gap > CLUSTER_REACH * r or k >= len(ci):
+            continue
+        k = _add_fixed(Q, k, i, nx, ny, gap, 0.0, h, TARGET_GAP * r)
+    pad = r + CLUSTER_REACH * r
+    x0, y0, x1, y1 = px - pad, py - pad, px + pad, py + pad
+    m = grid_cell_balls(G, i, _cell_span(G, x0, y0, x1, y1), cand, (x0, y0, x1, y1), False)
+    for q in range(m):
+        j = cand[q]
+        if not (is_fixed(mode[j]) or mode[j] == CLUSTER) or k >= len(ci):
+            continue  # (a free neighbour's contact is the events')
+        pjx, pjy, vjx, vjy, ajx, ajy = motion_at(B, j, t)
+        dx, dy = px - pjx, py - pjy
+        d = math.sqrt(dx * dx + dy * dy)
+        small = min(r, radius[j])
+        gap = d - r - radius[j]
+        if d == 0.0 or gap > CLUSTER_REACH * small:
+            continue
+        nx, ny = dx / d, dy / d
+        k = _add_fixed(Q, k, i, nx, ny, gap, vjx * nx + vjy * ny, h, TARGET_GAP * small)
+    rmin = Q[11][0]
+    met = k < len(ci)
+    if met:
+        solve_impulses(vel, B[5], Q[3], k, SOLVER_TOL * rmin / h)
+        for c in range(k):
+            met = met and v_min[c] - normal_speed(vel, Q[3], c) <= UNMET * rmin / h
+        met = met and math.sqrt(vel[i, 0] ** 2 + vel[i, 1] ** 2) * h <= 0.5 * CLUSTER_REACH * rmin
+    if not met:
+        vel[i, 0] = vx - gx * h
+        vel[i, 1] = vy - gy * h
+        return False
+    mode[i] = CLUSTER
+    acc[i, 0] = 0.0
+    acc[i, 1] = 0.0
+    count[i] += 1
+    return True
+
+
+@kernel
+def _add_fixed(Q, k, i, nx, ny, gap, un, h, target):
+    """Contact k of rejoin: ball i against something that does not give way,
+    moving along the normal n (into i) at un px/s; returns k + 1."""
+    ci, cj, cn, v_min, w_j, lam = Q[3]
+    ci[k] = i
+    cj[k] = -1
+    cn[k, 0] = nx
+    cn[k, 1] = ny
+    v_min[k] = un + speculative_min_speed(gap, 0.0, h, _target(gap, target, False))
+    w_j[k] = 0.0
+    lam[k] = 0.0
+    return k + 1
