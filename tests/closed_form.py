@@ -124,3 +124,70 @@ def fold(x, lo, hi):
     if k % 2 == 0:
         return lo + s, 1.0, abs(k)
     return hi - s, -1.0, abs(k)
+
+
+def normal_cdf(x, mu=0.0, sigma=1.0):
+    """The normal distribution's cumulative probability at x: (1 + erf(z / sqrt 2)) / 2."""
+    return 0.5 * (1.0 + math.erf((x - mu) / (sigma * math.sqrt(2.0))))
+
+
+def chi2_sf(x, dof):
+    """P(X > x) for X chi-square with dof degrees of freedom: the regularized
+    upper incomplete gamma function Q(dof / 2, x / 2), by its power series
+    below a + 1 and its continued fraction (modified Lentz) above it, to
+    about 1e-14 (Numerical Recipes, gammq)."""
+    a, x = 0.5 * dof, 0.5 * x
+    if x <= 0.0:
+        return 1.0
+    front = math.exp(-x + a * math.log(x) - math.lgamma(a))
+    if x < a + 1.0:  # P(a, x) = front * sum_k x^k / (a (a + 1) ... (a + k))
+        term = total = 1.0 / a
+        ap = a
+        while abs(term) > 1e-16 * abs(total):
+            ap += 1.0
+            term *= x / ap
+            total += term
+        return max(0.0, 1.0 - front * total)
+    tiny = 1e-300  # Q(a, x) = front / (x + 1 - a - 1 (1 - a) / (x + 3 - a - ...))
+    b = x + 1.0 - a
+    c, d = 1.0 / tiny, 1.0 / b
+    h = d
+    for i in range(1, 10000):
+        an = -i * (i - a)
+        b += 2.0
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1.0 / d
+        h *= d * c
+        if abs(d * c - 1.0) < 1e-16:
+            break
+    return front * h
+
+
+def chi_square_against_normal(values, edges, min_expected=5.0):
+    """Pearson's chi-square of the counts of values in the bins between edges
+    against a normal fitted to the values (their mean and standard deviation,
+    truncated to the bins' span). Bins are pooled from each tail until every
+    expected count is at least min_expected; the fit costs two degrees of
+    freedom. Returns (statistic, degrees of freedom, p-value, observed, expected)."""
+    values = np.asarray(values, dtype=float)
+    edges = np.asarray(edges, dtype=float)
+    observed = np.histogram(values, bins=edges)[0].astype(float)
+    mu, sigma = float(values.mean()), float(values.std(ddof=1))
+    cdf = np.array([normal_cdf(e, mu, sigma) for e in edges])
+    expected = observed.sum() * np.diff(cdf) / (cdf[-1] - cdf[0])
+    obs, exp = list(observed), list(expected)
+    while len(exp) > 1 and exp[0] < min_expected:  # pool the left tail into its neighbour
+        o, e = obs.pop(0), exp.pop(0)
+        obs[0] += o
+        exp[0] += e
+    while len(exp) > 1 and exp[-1] < min_expected:  # and the right tail
+        o, e = obs.pop(), exp.pop()
+        obs[-1] += o
+        exp[-1] += e
+    obs, exp = np.array(obs), np.array(exp)
+    stat = float(np.sum((obs - exp) ** 2 / exp))
+    dof = len(obs) - 1 - 2
+    return stat, dof, chi2_sf(stat, dof), obs, exp

@@ -233,31 +233,3 @@ def test_a_ball_sliding_down_a_segment_leaves_it_at_the_end(backend):
     # a frictionless slope holds nothing: both balls went over the end point
     # and fell (they used to end asleep on it, pushed by each other)
     assert np.all(sim.positions[:, 1] < y1 - 100.0), sim.positions
-
-
-@pytest.mark.xfail(strict=True, reason="known limit (README): a layer of balls pressed together while "
-                   "they move is a rattle the rest model ends by putting balls to sleep, even on a "
-                   "frictionless slope, which can hold none; the galton funnel and the rain roofs jam so")
-def test_a_clump_dropped_on_a_slope_slides_off_it():
-    # 40 balls dropped in a clump on an 18 degree frictionless slope. Nothing
-    # fixed can hold a ball there: the slope's normal is 18 degrees off the
-    # vertical (more than REST_ANGLE) and there is no other fixed thing on it,
-    # so no ball, alone or leaning on others, can rest on it - the layer's
-    # weight has a component along the slope that nothing opposes. Within 6 s
-    # every ball has gone over the lower end (300 px up) and fallen to the floor
-    # (as in pymunk with friction 0, the backend "pymunk": all 40 reach the floor;
-    # abound leaves 18 asleep on the slope).
-    x0, y0, x1, y1 = 100.0, 500.0, 700.0, 300.0
-    sim = abound.Simulation(1200, 700, gravity=(0.0, -980.0), backend="fast")
-    sim.add_wall(x0, y0, x1, y1, restitution=0.5)
-    rng = np.random.default_rng(5)
-    placed = []
-    while len(placed) < 40:
-        p = rng.uniform([160.0, 540.0], [320.0, 680.0])
-        if all(np.hypot(*(p - q)) > 10.5 for q in placed):
-            placed.append(p)
-    sim.add_balls(np.array(placed), radius=5.0, restitution=0.5)
-    for _ in range(6 * 60):
-        sim.step(1 / 60)
-    on_slope = sim.positions[:, 1] > y1
-    assert not on_slope.any(), f"{on_slope.sum()} balls still on the slope, {np.sum(sim.modes[on_slope] == ASLEEP)} asleep"

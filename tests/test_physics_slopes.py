@@ -4,7 +4,7 @@ Checked against the closed form s = g sin(theta) t^2 / 2 for the distance
 along a segment from rest, on both backends, at shallow and steep angles
 (a frictionless ball can rest only where gravity lies inside the cone of
 its contact normals: on a slope it never can). Layers of balls on slopes
-are issue 23's (tests/test_physics_rest.py keeps that limit as an xfail).
+are issue 23's (tests/test_physics_dense_flow.py).
 """
 import math
 

@@ -17,7 +17,7 @@ from abound import resources
 from abound.scene import build_simulation, load_scene
 
 REPO = Path(__file__).resolve().parent.parent
-SHIPPED = ["default", "pool_break", "galton", "rain", "drop"]
+SHIPPED = ["default", "pool_break", "galton", "rain", "hourglass", "drop"]
 
 
 def _pegs_inside(peg, w, h):
