@@ -174,11 +174,12 @@ def get(name):
     return name, _loaded[name]
 
 
-def make_params(gravity, rest_speed, mix_rule, ball_toi, width, height, friction=0.0):
+def make_params(gravity, rest_speed, mix_rule, ball_toi, width, height, friction=0.0, clusters=False):
     """The float64 parameter vector the engine reads (indices in engine.P_*);
     friction: the rolling friction's deceleration (px/s^2), which acts only
-    where there is no gravity in the plane (a level table)."""
+    where there is no gravity in the plane (a level table); clusters:
+    whether lasting contacts are solved together (clusters.py)."""
     if gravity[0] != 0.0 or gravity[1] != 0.0:
         friction = 0.0
-    return np.array([gravity[0], gravity[1], rest_speed, mix_rule, ball_toi, width, height, friction],
-                    dtype=np.float64)
+    return np.array([gravity[0], gravity[1], rest_speed, mix_rule, ball_toi, width, height, friction,
+                     1.0 if clusters else 0.0], dtype=np.float64)

@@ -24,9 +24,10 @@ Joining and leaving. A moving ball joins at a tick when it touches a listed
 ball (within CLUSTER_SLOP of its radius, or closes that far within the tick)
 slower than rest_speed, or when an event marked it (a slow contact between
 moving balls, or a rattle: seed). A cluster ball leaves when it is no longer
-within LEAVE_GAP of a moving listed ball, nor of two fixed things (a lone
-ball on one support slides or sleeps exactly, as the events run it; in a
-corner of two it would rattle), and falls asleep
+within LEAVE_GAP of anything (it flies free; a ball dropped alone on a
+support slides or sleeps exactly, as the events run it, but one that leaves
+a cluster along a wall or into a corner would start there in contact, where
+round-off decides its first event), and falls asleep
 where fixed contacts hold it (strictly: REST_COS) or with its island (the
 balls it touches) when the whole island has been slow for ISLAND_SLEEP_TIME
 and leans on something fixed.
@@ -34,7 +35,7 @@ and leans on something fixed.
 Q, the ticks' scratch (cluster_scratch): (order (N,) the listed balls, rank
 (N,) each ball's place in it or -1, touches (N,) int64 what each listed
 ball touches (within LEAVE_GAP: 2 for a moving listed ball, 1 for a fixed
-thing; below 2 it leaves), C the contacts (contact_solver.solve_impulses),
+thing; 0: it leaves), C the contacts (contact_solver.solve_impulses),
 gap (M,) px each contact's gap, counts (4,) int64 (contacts listed, balls
 listed, balls put to sleep jammed), island (N,)
 union-find, state (N,) uint8 each island's (_islands), under (N,) whether a
@@ -51,7 +52,7 @@ from ._jit import allocating, kernel
 from .kernels import V_EPS
 from .constants import (
     BOX_LINE, CLUSTER, CLUSTER_REACH, CLUSTER_SLOP, EV_TICK, FROZEN, ISLAND_SLEEP_TIME, LEAVE_GAP,
-    P_GX, P_GY, P_REST_SPEED, TICK,
+    P_CLUSTERS, P_GX, P_GY, P_REST_SPEED, TICK,
 )
 from .contact_solver import TARGET_GAP, normal_speed, solve_impulses, speculative_min_speed
 from .motion import is_fixed, motion_at, set_free, sync
@@ -65,7 +66,7 @@ from .rest import fall_asleep, segment_closest, try_sleep
 # the most a cluster contact can overlap by the next tick, and the next tick
 # keeps it from deepening
 SOLVER_TOL = 1e-4
-UNMET = 1e-2
+UNMET = 5e-4
 PUSH_OUT = 0.2
 # x radius: a slow cluster ball falls asleep where fixed things this close
 # hold it (a solve that has not converged leaves gaps of this order, where
@@ -76,11 +77,12 @@ ISLAND_AWAKE, ISLAND_ASLEEP, ISLAND_FIXED = 0, 1, 2  # _islands' states (bit 1: 
 
 @kernel
 def clusters_wanted(B, params):
-    """Whether a step runs ticks: under gravity, with a rest speed (only
+    """Whether a step runs ticks: when the simulation asks for them
+    (P_CLUSTERS), under gravity, with a rest speed (only
     then do contacts last; a gas of elastic balls, rest speed 0, never
     runs one), and with a ball that moves. A split step (split.py) runs
     none and is chosen only when this is False: both then do the same."""
-    if params[P_REST_SPEED] <= 0.0 or (params[P_GX] == 0.0 and params[P_GY] == 0.0):
+    if params[P_CLUSTERS] == 0.0 or params[P_REST_SPEED] <= 0.0 or (params[P_GX] == 0.0 and params[P_GY] == 0.0):
         return False
     mode = B[7]
     for i in range(len(mode)):
@@ -115,12 +117,13 @@ def ticks_per_part(dt):
 
 
 @kernel
-def push_ticks(H, dt):
-    """Queue the ticks of a part of dt: at 0 and every dt / ticks_per_part.
-    A tick's tie key is -1: it comes first among the events of its time."""
-    K = ticks_per_part(dt)
-    for k in range(K):
-        heap_push(H, k * dt / K, 0, EV_TICK, k, 0, 0, -1, k)
+def push_tick(H, dt, k):
+    """Queue tick k of a part of dt (at k dt / ticks_per_part; none past the
+    part: the next part starts with one). Each tick queues the next when it
+    is popped, so the queue holds one at a time, however long the step. A
+    tick's tie key is -1: it comes first among the events of its time."""
+    if k < ticks_per_part(dt):
+        heap_push(H, k * dt / ticks_per_part(dt), 0, EV_TICK, k, 0, 0, -1, k)
 
 
 @kernel
@@ -130,16 +133,21 @@ def _join(B, Q, i, t, h, gx, gy):
     line until the next tick (semi-implicit Euler: a ball at rest on
     others then stays at rest, where a parabola between ticks would hop).
     A cluster ball has no support, so its sup_r holds how long it has been
-    slow (s, see ISLAND_SLEEP_TIME): 0 when it joins."""
+    slow (s, see ISLAND_SLEEP_TIME): 0 when it joins; and its sup_n the
+    velocity rejoin held back (given back here)."""
     vel, acc = B[1], B[2]
     order, rank, touches, counts = Q[0], Q[1], Q[2], Q[5]
     sync(B, i, t)
     if B[7][i] != CLUSTER:
         B[13][i] = 0.0
+        B[11][i, 0] = 0.0
+        B[11][i, 1] = 0.0
         for s in range(B[17].shape[1]):
             B[17][i, s] = -1
         set_free(B, i, gx, gy, 0.0)
         B[7][i] = CLUSTER
+    else:
+        _give_back(B, i)
     vel[i, 0] += gx * h
     vel[i, 1] += gy * h
     acc[i, 0] = 0.0
@@ -151,6 +159,17 @@ def _join(B, Q, i, t, h, gx, gy):
     Q[8][q] = False  # under
     Q[9][q] = False  # loose
     counts[1] = q + 1
+
+
+@kernel
+def _give_back(B, i):
+    """Give cluster ball i the velocity rejoin held back since the last tick
+    (sup_n, px/s): the tick's solve then shares it with its neighbours, as
+    their masses say."""
+    B[1][i, 0] += B[11][i, 0]
+    B[1][i, 1] += B[11][i, 1]
+    B[11][i, 0] = 0.0
+    B[11][i, 1] = 0.0
 
 
 @kernel
@@ -179,13 +198,13 @@ def _target(gap, target, movable):
 @kernel
 def _drop_leavers(B, Q):
     """Drop from the tick's contacts those of the listed balls that left
-    (touches below 2): the events watch them now."""
+    (touches 0): the events watch them now."""
     rank, touches = Q[1], Q[2]
     ci, cj, cn, v_min, w_j, lam = Q[3]
     gap, counts = Q[4], Q[5]
     k = 0
     for c in range(counts[0]):
-        if touches[rank[ci[c]]] < 2 or (w_j[c] > 0.0 and touches[rank[cj[c]]] < 2):
+        if touches[rank[ci[c]]] == 0 or (w_j[c] > 0.0 and touches[rank[cj[c]]] == 0):
             continue
         ci[k], cj[k], v_min[k], w_j[k], lam[k], gap[k] = ci[c], cj[c], v_min[c], w_j[c], lam[c], gap[c]
         cn[k, 0], cn[k, 1] = cn[c, 0], cn[c, 1]
@@ -347,6 +366,15 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
     counts[1] = 0
     for i in range(len(mode)):
         # (a seed frozen by a rattle, rest.collapse, joins too)
+        if mode[i] == CLUSTER and B[13][i] > 0.0 and vel[i, 0] ** 2 + vel[i, 1] ** 2 < rest_speed ** 2:
+            # slow, and held by fixed things: it sleeps before the solve,
+            # which then holds its neighbours off it
+            sync(B, i, t)
+            if try_sleep(B, W, G, i, gx, gy, normals, cand, SLEEP_TOUCH_CLUSTER):
+                todo[ntodo] = i
+                ntodo += 1
+                seed[i] = False
+                continue
         if mode[i] == CLUSTER or (seed[i] and (mode[i] == FROZEN or not is_fixed(mode[i]))):
             _join(B, Q, i, t, h, gx, gy)
         seed[i] = False
@@ -359,7 +387,7 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
         _list_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand)
         q += 1
     for q in range(counts[1]):
-        if touches[q] < 2:
+        if touches[q] == 0:
             _leave(B, order[q], h, gx, gy)  # it lands on what it touched, if anything, as a lone ball
     _drop_leavers(B, Q)
     rmin = Q[11][0]
@@ -394,12 +422,10 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
                                                                      SLEEP_TOUCH_CLUSTER):
             counts[2] += 1  # pressed up against a fixed thing above it, and held: it stays where it is
             continue
-        if touches[q] < 2:
+        if touches[q] == 0:
             continue  # (it has left: _leave)
         if loose[q] or math.sqrt(v2) * h > reach:
             set_free(B, i, gx, gy, 0.0)  # the events watch its contacts until the next tick
-            continue
-        if v2 < rest_speed * rest_speed and try_sleep(B, W, G, i, gx, gy, normals, cand, SLEEP_TOUCH_CLUSTER):
             continue
         count[i] += 1
     return ntodo
@@ -457,26 +483,33 @@ def _islands(B, Q, h, rest_speed):
 
 
 @kernel
-def rejoin(B, W, G, Q, i, t, dt, params, cand):
+def rejoin(B, W, G, Q, i, t, dt, params, cand, held):
     """Cluster ball i (synced to t) has just been hit by a free ball: an
     exact event gave it a new velocity, solved against none of its
     neighbours. Keep it in its cluster until the next tick with the nearest
     velocity that keeps its listed contacts open until then, its neighbours
     taken as they move (no event can have changed them since the tick, or
-    they would be free): what it pressed into them, they take as a wall
-    would (the energy is lost, not passed on: the next tick spreads no
-    impulse it did not see). Like every cluster ball it then moves in a
+    they would be free). What that holds back, the velocity it would press
+    into them with, it keeps (sup_n) and gets back at the next tick, whose
+    solve shares it with them: no momentum is lost, the push only waits
+    for the tick (at most TICK). Like every cluster ball it then moves in a
     straight line until the next tick (its velocity holds the tick's kick
     of gravity, see _join). Without such a velocity (wedged) it stays free,
     on its parabola from here (less the rest of the kick), and the events
-    watch its contacts. dt: the part's length. Returns whether it rejoined."""
+    watch its contacts. dt: the part's length; held: whether i was in a
+    cluster before the event (else it holds nothing back yet, and its
+    sup_n is some support's). Returns whether it rejoined."""
     pos, vel, acc, radius, mode, count = B[0], B[1], B[2], B[4], B[7], B[8]
     gx, gy = params[P_GX], params[P_GY]
     K = ticks_per_part(dt)
     h = min(dt, (math.floor(t * K / dt) + 1.0) * dt / K) - t
-    vx, vy = vel[i, 0], vel[i, 1]
     if h <= 0.0:
+        _give_back(B, i)
         return False
+    if not held:
+        B[11][i, 0] = 0.0
+        B[11][i, 1] = 0.0
+    vx, vy = vel[i, 0], vel[i, 1]
     ci, cj, cn, v_min, w_j, lam = Q[3]
     r = radius[i]
     px, py = pos[i, 0], pos[i, 1]
@@ -522,7 +555,10 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand):
     if not met:
         vel[i, 0] = vx - gx * h
         vel[i, 1] = vy - gy * h
+        _give_back(B, i)
         return False
+    B[11][i, 0] += vx - vel[i, 0]
+    B[11][i, 1] += vy - vel[i, 1]
     mode[i] = CLUSTER
     acc[i, 0] = 0.0
     acc[i, 1] = 0.0

@@ -22,7 +22,7 @@ from .predict import first_pass, has_room, predict_ball, reserve
 from .rest import collapse
 from .resolve import resolve_pair, resolve_wall
 from .contact_log import contact_log, log_contact
-from .clusters import cluster_scratch, clusters_wanted, push_ticks, rejoin, tick, ticks_per_part
+from .clusters import cluster_scratch, clusters_wanted, push_tick, rejoin, tick, ticks_per_part
 from .strips import gather, scatter, spatial_order
 from .settle import clamp_ball_into_box
 
@@ -139,7 +139,7 @@ def run_events(B, W, params, dt, stats, ball_events, budget, own, log, clusters)
          np.zeros(1, dtype=np.float64),  # ... and at what time
          cluster_scratch(B, clusters))  # the ticks' work (clusters.py)
     if clusters:
-        push_ticks(H, dt)
+        push_tick(H, dt, 0)
     while not event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
         H, G = reserve(H, G, n, len(W[0]))
     # over the budget, every ball stops at the time of the first event left
@@ -191,6 +191,7 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
             K = ticks_per_part(dt)
             ntodo = tick(B, W, G, Q, t, (dt if b + 1 == K else (b + 1) * dt / K) - t, params, todo, 0,
                          normals, cand)
+            push_tick(H, dt, b + 1)  # (into the slot this one left)
             stats[S_WORK] += ntodo
             stats[S_COLLAPSED] += Q[5][2]  # (balls put to sleep jammed; a split step runs no ticks)
             Q[5][2] = 0
@@ -239,9 +240,9 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
             # a cluster ball hit by a free one stays in its cluster if it can
             # (clusters.rejoin); it was already in todo, to predict again
             if held_a and mode[a] == FREE:
-                rejoin(B, W, G, Q, a, t, dt, params, cand)
+                rejoin(B, W, G, Q, a, t, dt, params, cand, True)
             if held_b and mode[b] == FREE:
-                rejoin(B, W, G, Q, b, t, dt, params, cand)
+                rejoin(B, W, G, Q, b, t, dt, params, cand, True)
             if elastic:  # it lost no energy: no part of a collapse, however soon
                 rapid_a = rapid_b = False
             # (by side, not by index: a wall event's b is a wall code, which
@@ -255,6 +256,11 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
                 if rapid[x] >= COLLAPSE_CONTACTS and not is_fixed(mode[x]):
                     partner = -1 if kind == EV_WALL else (b if side == 0 else a)
                     collapse(B, W, G, x, partner, gx, gy, rest_speed, normals, cand, seed)
+                    if len(seed) > 0:  # (in a step that runs clusters: hold both in)
+                        for y in (x, partner):
+                            if y >= 0 and (mode[y] == FREE or mode[y] == CLUSTER):
+                                set_free(B, y, gx, gy, 0.0)  # (its new velocity is no tick's)
+                                rejoin(B, W, G, Q, y, t, dt, params, cand, held_a if y == a else held_b)
                     if own[key[x]]:
                         stats[S_COLLAPSED] += 1
         else:  # EV_LEAVE: a sliding ball leaves its support, a rolling one stops

@@ -130,10 +130,10 @@ def collapse(B, W, G, i, partner, gx, gy, rest_speed, normals, cand, seed):
     the pile below it holds it: not on a slope), else frozen for the rest of
     the step. Returns True if it fell asleep.
 
-    In a step that runs contact clusters (seed not empty) it keeps the
-    common velocity and is frozen only until the next tick, where both
-    join the clusters (a last resort: a lasting contact joins them before
-    it rattles, resolve_pair).
+    In a step that runs contact clusters (seed not empty) both keep the
+    common velocity and are marked to join the clusters (the event loop
+    then holds them in, clusters.rejoin): a last resort, as a lasting
+    contact joins them before it rattles (resolve_pair).
     """
     vel, inv_mass, mode, count = B[1], B[5], B[7], B[8]
     if partner >= 0 and not is_fixed(mode[partner]):
@@ -150,7 +150,6 @@ def collapse(B, W, G, i, partner, gx, gy, rest_speed, normals, cand, seed):
         vel[i, 1] = 0.0
     if len(seed) > 0:
         seed[i] = True
-        mode[i] = FROZEN
         count[i] += 1
         return False
     slow = vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1] < rest_speed * rest_speed

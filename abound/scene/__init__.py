@@ -244,7 +244,8 @@ def _build(scene, name):
                          wall_restitution=world["wall_restitution"],
                          restitution_mix=world["restitution_mix"],
                          rest_speed=world["rest_speed"], dt=phys["dt"], density=world["density"],
-                         rolling_friction=world["rolling_friction"])
+                         rolling_friction=world["rolling_friction"],
+                         contact_clusters=phys["contact_clusters"])
     except SceneError as exc:
         raise ctx.error(str(exc)) from None
     if world["rolling_friction"] > 0.0 and any(world["gravity"]):

@@ -188,6 +188,7 @@ PHYSICS = {
     "ball_toi": (choice(BALL_TOI), "analytic"),
     "dt": (number(positive=True, hi=1.0), 1.0 / 60.0),
     "seed": (integer(lo=0), 1),
+    "contact_clusters": (boolean, False),
 }
 BALL = {
     "x": (number(), REQUIRED),
