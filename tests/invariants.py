@@ -16,7 +16,7 @@ gravity, walls) with numpy, not taken from the engine's own measures:
 import numpy as np
 
 from abound.physics import loop  # (the budgets' home: tests patch them there)
-from abound.physics.world import ASLEEP, FREE, FROZEN, PINNED, SLIDING
+from abound.physics.world import ASLEEP, CLUSTER, FREE, FROZEN, PINNED, SLIDING
 
 IN_FLIGHT = 1e-6   # largest overlap / radius where both sides are in flight
 RESTING = 1e-3     # ... where a ball rests (or slides, or sleeps)
@@ -24,10 +24,11 @@ ROUND_OFF = 1e-9   # energy may rise by this fraction of its scale (see energy_s
 
 
 def resting_balls(sim):
-    """Balls that rest: sliding, asleep or frozen, or free and slower than the rest speed."""
+    """Balls that rest: sliding, asleep, frozen or in a contact cluster (lasting
+    contacts: issue 23's bound is RESTING), or free and slower than the rest speed."""
     modes = sim.modes
     speed = np.hypot(*sim.velocities.T)
-    return np.isin(modes, (SLIDING, ASLEEP, FROZEN)) | ((modes == FREE) & (speed < sim.rest_speed))
+    return np.isin(modes, (SLIDING, ASLEEP, FROZEN, CLUSTER)) | ((modes == FREE) & (speed < sim.rest_speed))
 
 
 def overlaps(sim):

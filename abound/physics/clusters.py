@@ -41,7 +41,8 @@ listed, balls put to sleep jammed), island (N,)
 union-find, state (N,) uint8 each island's (_islands), under (N,) whether a
 listed ball lies under something fixed, loose (N,) whether a listed ball's
 bounds were not all met, seed (N,) balls to join at the next tick, rmin (1,)
-px the smallest radius of all). Each ball's last impulses, the next solve's
+px the smallest radius of all, rejoined (N,) when a ball last
+rejoined, s, -1 before it has since the last tick). Each ball's last impulses, the next solve's
 first guess, are the state's (world.py: warm_key, warm_lam; _keep_impulses).
 """
 import math
@@ -52,7 +53,7 @@ from ._jit import allocating, kernel
 from .kernels import V_EPS
 from .constants import (
     BOX_LINE, CLUSTER, CLUSTER_REACH, CLUSTER_SLOP, EV_TICK, FROZEN, ISLAND_SLEEP_TIME, LEAVE_GAP,
-    P_CLUSTERS, P_GX, P_GY, P_REST_SPEED, TICK,
+    P_CLUSTERS, P_GX, P_GY, P_REST_SPEED, SLEEP_TOUCH_CLUSTER, TICK,
 )
 from .contact_solver import TARGET_GAP, normal_speed, solve_impulses, speculative_min_speed
 from .motion import is_fixed, motion_at, set_free, sync
@@ -68,10 +69,6 @@ from .rest import fall_asleep, segment_closest, try_sleep
 SOLVER_TOL = 1e-4
 UNMET = 5e-4
 PUSH_OUT = 0.2
-# x radius: a slow cluster ball falls asleep where fixed things this close
-# hold it (a solve that has not converged leaves gaps of this order, where
-# a lone ball's exact contacts leave none: SLEEP_TOUCH)
-SLEEP_TOUCH_CLUSTER = 1e-3
 ISLAND_AWAKE, ISLAND_ASLEEP, ISLAND_FIXED = 0, 1, 2  # _islands' states (bit 1: touches a fixed thing)
 
 
@@ -107,7 +104,7 @@ def cluster_scratch(B, on):
              np.empty(m), np.empty(m), np.empty(m)),
             np.empty(m), np.zeros(3, dtype=np.int64), np.empty(n, dtype=np.int64),
             np.empty(n, dtype=np.uint8), np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_),
-            np.zeros(n, dtype=np.bool_), rmin)
+            np.zeros(n, dtype=np.bool_), rmin, np.full(n, -1.0))
 
 
 @kernel
@@ -365,6 +362,7 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
     counts[0] = 0
     counts[1] = 0
     for i in range(len(mode)):
+        Q[12][i] = -1.0  # (rejoin: once an instant)
         # (a seed frozen by a rattle, rest.collapse, joins too)
         if mode[i] == CLUSTER and B[13][i] > 0.0 and vel[i, 0] ** 2 + vel[i, 1] ** 2 < rest_speed ** 2:
             # slow, and held by fixed things: it sleeps before the solve,
@@ -425,7 +423,10 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
         if touches[q] == 0:
             continue  # (it has left: _leave)
         if loose[q] or math.sqrt(v2) * h > reach:
-            set_free(B, i, gx, gy, 0.0)  # the events watch its contacts until the next tick
+            # the events watch its contacts until the next tick, on the
+            # parabola that ends the tick at the solved velocity (the kick
+            # kept as well would be speed from nowhere)
+            _leave(B, i, h, gx, gy)
             continue
         count[i] += 1
     return ntodo
@@ -497,18 +498,30 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, held):
     of gravity, see _join). Without such a velocity (wedged) it stays free,
     on its parabola from here (less the rest of the kick), and the events
     watch its contacts. dt: the part's length; held: whether i was in a
-    cluster before the event (else it holds nothing back yet, and its
-    sup_n is some support's). Returns whether it rejoined."""
+    cluster before the event (else it holds nothing back yet, its sup_n is
+    some support's, and its velocity has had no kick: it takes the rest of
+    the tick's here, which it gives back if it stays free). Returns whether
+    it rejoined.
+
+    Once an instant at most (Q[12]): a ball struck again at the time it
+    rejoined stays free until the next tick. (A ball rattling at one instant between a free one and a
+    wall, rejoining at every rattle, was sent back into the free one each
+    time and gained speed: energy rose by whole percents in the hourglass.
+    A rattling pair, rest.collapse, rejoins the same way.)"""
     pos, vel, acc, radius, mode, count = B[0], B[1], B[2], B[4], B[7], B[8]
     gx, gy = params[P_GX], params[P_GY]
     K = ticks_per_part(dt)
     h = min(dt, (math.floor(t * K / dt) + 1.0) * dt / K) - t
-    if h <= 0.0:
-        _give_back(B, i)
-        return False
     if not held:
         B[11][i, 0] = 0.0
         B[11][i, 1] = 0.0
+        vel[i, 0] += gx * h
+        vel[i, 1] += gy * h
+    if h <= 0.0 or Q[12][i] == t:
+        vel[i, 0] -= gx * h
+        vel[i, 1] -= gy * h
+        _give_back(B, i)
+        return False
     vx, vy = vel[i, 0], vel[i, 1]
     ci, cj, cn, v_min, w_j, lam = Q[3]
     r = radius[i]
@@ -563,6 +576,7 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, held):
     acc[i, 0] = 0.0
     acc[i, 1] = 0.0
     count[i] += 1
+    Q[12][i] = t
     return True
 
 

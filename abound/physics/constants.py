@@ -23,6 +23,10 @@ EV_WALL, EV_BALL, EV_LEAVE, EV_TICK = 0, 1, 2, 3
 TC_TIME = 1e-5  # s: contacts this soon after a ball's previous one are elastic
 HOP_GAP = 1e-3  # x radius: a ball sliding on a round support leaves it at this gap
 SLEEP_TOUCH = 1e-5  # x radius: contacts closer than this hold a ball when it falls asleep
+# x radius: a slow cluster ball falls asleep where fixed things this close
+# hold it (a solve that has not converged leaves gaps of this order, where
+# a lone ball's exact contacts leave none: SLEEP_TOUCH)
+SLEEP_TOUCH_CLUSTER = 1e-3
 # REST_ANGLE = 1e-6 rad: a single contact holds a ball only where its normal
 # is that close to straight up (a level floor). Any steeper, a frictionless
 # ball must slide: on a slope, or off the top of a peg (an unstable balance).
@@ -31,7 +35,8 @@ REST_COS = math.cos(1e-6)
 # contact clusters (clusters.py, contact_solver.py)
 TICK = 0.002  # s: the longest sub-step between two solves of the clusters' contacts
 # x radius: a moving ball this close to a cluster ball, and slow, joins it;
-# a cluster ball this close to no other moving one leaves
+# a cluster ball LEAVE_GAP close to no other moving one leaves (and a waking
+# ball wakes the sleepers that close above it: an island sleeps so joined)
 CLUSTER_SLOP = 1e-3
 LEAVE_GAP = 0.05
 # x the smaller radius: contacts this close are listed in a tick's solve (the

@@ -254,9 +254,9 @@ def grid_enter(G, i, cells):
 
 
 @kernel
-def grid_candidates(G, B, i, T, out):
+def grid_candidates(G, B, i, T, out, touch=SLEEP_TOUCH):
     """Write the balls that may meet ball i within T seconds, or lie within
-    SLEEP_TOUCH of their radius of touching it, into out; returns their count
+    touch x their radius of touching it, into out; returns their count
     (see grid_cell_balls; no kept boxes: for queries about the present, made
     while other balls' boxes may be out of date).
 
@@ -266,7 +266,7 @@ def grid_candidates(G, B, i, T, out):
     over another part of the box, a split step's, could decide otherwise).
     A ball entered in cells has a radius of at most MAX_CELLS_PER_BALL / 2 cells."""
     x0, y0, x1, y1 = swept_box(B, i, T)
-    pad = SLEEP_TOUCH * (B[4][i] + 0.5 * MAX_CELLS_PER_BALL * G[4][0])
+    pad = touch * (B[4][i] + 0.5 * MAX_CELLS_PER_BALL * G[4][0])
     x0, y0, x1, y1 = x0 - pad, y0 - pad, x1 + pad, y1 + pad
     return grid_cell_balls(G, i, _cell_span(G, x0, y0, x1, y1), out, (x0, y0, x1, y1), False)
 

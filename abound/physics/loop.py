@@ -259,8 +259,9 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
                     if len(seed) > 0:  # (in a step that runs clusters: hold both in)
                         for y in (x, partner):
                             if y >= 0 and (mode[y] == FREE or mode[y] == CLUSTER):
+                                held = mode[y] == CLUSTER or (held_a if y == a else held_b)
                                 set_free(B, y, gx, gy, 0.0)  # (its new velocity is no tick's)
-                                rejoin(B, W, G, Q, y, t, dt, params, cand, held_a if y == a else held_b)
+                                rejoin(B, W, G, Q, y, t, dt, params, cand, held)
                     if own[key[x]]:
                         stats[S_COLLAPSED] += 1
         else:  # EV_LEAVE: a sliding ball leaves its support, a rolling one stops

@@ -7,9 +7,9 @@ import math
 
 from ._jit import kernel
 from .kernels import V_EPS
-from .constants import ASLEEP, BOX_LINE, FREE, FROZEN, REST_COS, SLEEP_TOUCH, SLIDING, SUP_BALL
+from .constants import ASLEEP, BOX_LINE, FREE, FROZEN, LEAVE_GAP, REST_COS, SLEEP_TOUCH, SLIDING, SUP_BALL
 from .motion import is_fixed, lasting, set_free, sync
-from .grid import _cell_span, grid_candidates, grid_cell_balls
+from .grid import grid_candidates
 
 
 # --------------------------------------------------------------------------
@@ -76,12 +76,7 @@ def fixed_contacts(B, W, G, i, normals, cand, touch):
                 normals[k, 0] = (px - cx) / d
                 normals[k, 1] = (py - cy) / d
                 k += 1
-    if touch <= SLEEP_TOUCH:
-        m = grid_candidates(G, B, i, 0.0, cand)
-    else:  # (wider than grid_candidates' margin: the cells of the widened box)
-        pad = r + tol
-        box = (px - pad, py - pad, px + pad, py + pad)
-        m = grid_cell_balls(G, i, _cell_span(G, box[0], box[1], box[2], box[3]), cand, box, False)
+    m = grid_candidates(G, B, i, 0.0, cand, touch)
     for q in range(m):
         if k >= len(normals):
             break
@@ -133,7 +128,9 @@ def collapse(B, W, G, i, partner, gx, gy, rest_speed, normals, cand, seed):
     In a step that runs contact clusters (seed not empty) both keep the
     common velocity and are marked to join the clusters (the event loop
     then holds them in, clusters.rejoin): a last resort, as a lasting
-    contact joins them before it rattles (resolve_pair).
+    contact joins them before it rattles (resolve_pair). Not frozen: a
+    frozen ball is fixed, and the balls that pressed on it until the tick
+    lost their momentum to it (a clump on a slope slid at 0.4 g sin theta).
     """
     vel, inv_mass, mode, count = B[1], B[5], B[7], B[8]
     if partner >= 0 and not is_fixed(mode[partner]):
@@ -200,8 +197,10 @@ def after_contact(B, W, G, i, fixed_other, nx, ny, skind, sidx, cx, cy, cr, fric
 
 @kernel
 def wake(B, G, j, t, gx, gy, fric, todo, ntodo, cand, stack):
-    """Wake sleeping ball j and, transitively, the sleepers it holds up; release
-    balls sliding on any of them. Appends every changed ball to todo; stack is
+    """Wake sleeping ball j and, transitively, the sleepers it holds up (those
+    above it within LEAVE_GAP of their radius: an island of cluster balls
+    falls asleep joined by gaps that wide, clusters._islands); release balls
+    sliding on any of them. Appends every changed ball to todo; stack is
     scratch space for N indices."""
     pos, mode, sup_kind, sup_idx, radius, tloc = B[0], B[7], B[9], B[10], B[4], B[3]
     stack[0] = j
@@ -214,7 +213,7 @@ def wake(B, G, j, t, gx, gy, fric, todo, ntodo, cand, stack):
         set_free(B, k, gx, gy, fric)
         todo[ntodo] = k
         ntodo += 1
-        m = grid_candidates(G, B, k, 0.0, cand)
+        m = grid_candidates(G, B, k, 0.0, cand, LEAVE_GAP)
         for q in range(m):
             s = cand[q]
             if mode[s] == SLIDING and sup_kind[s] == SUP_BALL and sup_idx[s] == k:
@@ -224,7 +223,7 @@ def wake(B, G, j, t, gx, gy, fric, todo, ntodo, cand, stack):
                 ntodo += 1
                 continue
             dx, dy = pos[s, 0] - pos[k, 0], pos[s, 1] - pos[k, 1]
-            if math.sqrt(dx * dx + dy * dy) > radius[s] + radius[k] + SLEEP_TOUCH * radius[s]:
+            if math.sqrt(dx * dx + dy * dy) > radius[s] + radius[k] + LEAVE_GAP * radius[s]:
                 continue
             if mode[s] == ASLEEP and -(dx * gx + dy * gy) > 0.0:
                 mode[s] = FREE
