@@ -28,7 +28,7 @@ Scenes (``configs/hot_gas.toml``, ``configs/pile.toml``, ``configs/galton.toml``
   untimed frames to build up its contact impulses;
 - galton: the shipped Galton board; its 350 balls are replaced by N balls
   whose radii are scaled by sqrt(350 / N), so the same amount of "sand" fills
-  the same hopper (balls of radius 4..5 cannot be placed there beyond ~450).
+  the same hopper (balls of radius 3.5..4 cannot be placed there beyond ~520).
   Above 10,000 balls: N / 10,000 such boards of 10,000 balls side by side,
   each pouring from its own seed (one board of 50,000 balls a fifth as
   large is another scene: its balls, small beside the pegs, pile and sleep

@@ -27,7 +27,7 @@ def test_tiny_run_writes_every_table(bench, tmp_path):
     cases = {c["scene"]: c for c in res["cases"]}
     assert set(cases) == {"gas", "pile", "galton"}
     assert cases["gas"]["balls"] == cases["pile"]["balls"] == 40
-    assert cases["galton"]["balls"] - cases["galton"]["pegs"] == 40 and cases["galton"]["pegs"] == 180
+    assert cases["galton"]["balls"] - cases["galton"]["pegs"] == 40 and cases["galton"]["pegs"] == 427
     for c in cases.values():
         assert c["frames"] == [2, 2] and c["complete"]
         a = c["abound"]
@@ -38,7 +38,7 @@ def test_tiny_run_writes_every_table(bench, tmp_path):
             assert c["ratio"] == pytest.approx(np.median(turns))
     text = out.read_text()
     for label in ("## abound and pymunk, side by side", "| hot gas | 40 |", "| settled pile | 40 |",
-                  "| Galton board | 40 (180 pegs) |", "## Scaling", "## Targets (issue 3)", "Quick run"):
+                  "| Galton board | 40 (427 pegs) |", "## Scaling", "## Targets (issue 3)", "Quick run"):
         assert label in text
     # the report is a function of the saved numbers alone
     again = tmp_path / "again.md"
@@ -51,7 +51,7 @@ def test_galton_grains_shrink_to_fit_the_same_hopper(bench):
     fine = bench.build("galton", 1400, backend="reference")
     free = ~fine.pinned
     assert free.sum() == 1400
-    assert fine.radii[free].min() >= 4.0 * 0.5 and fine.radii[free].max() <= 5.0 * 0.5  # sqrt(350/1400) = 1/2
+    assert fine.radii[free].min() >= 3.5 * 0.5 and fine.radii[free].max() <= 4.0 * 0.5  # sqrt(350/1400) = 1/2
     area = lambda sim: float(np.sum(math.pi * sim.radii[~sim.pinned] ** 2))  # noqa: E731
     assert area(fine) == pytest.approx(area(shipped), rel=0.05)
 
