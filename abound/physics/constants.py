@@ -35,8 +35,7 @@ REST_COS = math.cos(1e-6)
 # contact clusters (clusters.py, contact_solver.py)
 TICK = 0.002  # s: the longest sub-step between two solves of the clusters' contacts
 # x radius: a moving ball this close to a cluster ball, and slow, joins it;
-# a cluster ball LEAVE_GAP close to no other moving one leaves (and a waking
-# ball wakes the sleepers that close above it: an island sleeps so joined)
+# a cluster ball LEAVE_GAP close to no other moving one leaves
 CLUSTER_SLOP = 1e-3
 LEAVE_GAP = 0.05
 # x the smaller radius: contacts this close are listed in a tick's solve (the
