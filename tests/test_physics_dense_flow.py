@@ -28,20 +28,12 @@ import pytest
 
 import abound
 from closed_form import BACKENDS, chi2_sf, chi_square_against_normal
+from test_physics_slopes import _slope
 
 G = 980.0
 CLUSTER_OVERLAP = 1e-3  # x radius: the issue's bound for contact clusters
 
 
-def _slope(sim, theta_deg, top, length):
-    """Add a segment falling to the right at theta from top; returns (unit
-    tangent down the slope, unit normal up from it, end point)."""
-    th = math.radians(theta_deg)
-    t = np.array([math.cos(th), -math.sin(th)])
-    n = np.array([math.sin(th), math.cos(th)])
-    end = np.asarray(top) + length * t
-    sim.add_wall(*top, *end, restitution=0.5)
-    return t, n, end
 
 
 def _segment_gaps(p, r, seg):
@@ -95,6 +87,14 @@ def _clump_on_a_slope(count, theta):
     return sim, top, t, end
 
 
+def _slide(sim, top, t):
+    """Step the clump in 1/60 s until a ball is 1200 px down the slope (100
+    px before its end) or 4 s have passed, yielding after each step."""
+    while np.max((sim.positions - top) @ t) < 1200.0 and sim.time < 4.0:
+        sim.step(1 / 60)
+        yield
+
+
 @pytest.mark.xfail(strict=True, reason=(
     "issue 23, open: the clump's centre of mass accelerates at 316 px/s^2, 5.8% under g sin(theta) "
     "= 335 (it was 336 while a ball struck again at one instant rejoined its cluster, which let "
@@ -117,8 +117,8 @@ def test_a_clump_on_a_slope_slides_as_a_group_at_g_sin_theta():
     # straight above it) has fallen onto the clump or the slope
     sim.step(math.sqrt(2.0 * 86.0 / math.cos(math.radians(theta)) / G) + 0.05)
     v0, t0 = com_speed(), sim.time
-    while np.max((sim.positions - top) @ t) < 1200.0 and sim.time < 4.0:
-        sim.step(1 / 60)  # (its overlaps: test_dense_pours_stay_within_the_contact_overlap_bound)
+    for _ in _slide(sim, top, t):  # (its overlaps: test_a_clump_sliding_on_a_slope_stays_within_the_contact_overlap_bound)
+        pass
     elapsed = sim.time - t0
     assert elapsed > 0.5, "the clump reached the end too soon to measure"
     accel = (com_speed() - v0) / elapsed
@@ -357,8 +357,7 @@ def test_dense_pours_stay_within_the_contact_overlap_bound(scene, request):
 def test_a_clump_sliding_on_a_slope_stays_within_the_contact_overlap_bound():
     # the clump of the slope test, checked after every step of its slide
     sim, top, t, end = _clump_on_a_slope(50, 20.0)
-    while np.max((sim.positions - top) @ t) < 1200.0 and sim.time < 4.0:
-        sim.step(1 / 60)
+    for _ in _slide(sim, top, t):
         assert sim.max_overlap() <= CLUSTER_OVERLAP, f"overlap {sim.max_overlap():.2g} r at {sim.time:.2f} s"
 
 

@@ -41,8 +41,8 @@ listed, balls put to sleep jammed), island (N,)
 union-find, state (N,) uint8 each island's (_islands), under (N,) whether a
 listed ball lies under something fixed, loose (N,) whether a listed ball's
 bounds were not all met, seed (N,) balls to join at the next tick, rmin (1,)
-px the smallest radius of all, rejoined (N,) when a ball last
-rejoined, s, -1 before it has since the last tick). Each ball's last impulses, the next solve's
+px the smallest radius of all, rejoined (N,) s the time a ball last
+rejoined since the last tick, or -1). Each ball's last impulses, the next solve's
 first guess, are the state's (world.py: warm_key, warm_lam; _keep_impulses).
 """
 import math
@@ -52,14 +52,14 @@ import numpy as np
 from ._jit import allocating, kernel
 from .kernels import V_EPS
 from .constants import (
-    BOX_LINE, CLUSTER, CLUSTER_REACH, CLUSTER_SLOP, EV_TICK, FROZEN, ISLAND_SLEEP_TIME, LEAVE_GAP,
+    CLUSTER, CLUSTER_REACH, CLUSTER_SLOP, EV_TICK, FROZEN, ISLAND_SLEEP_TIME, LEAVE_GAP,
     P_CLUSTERS, P_GX, P_GY, P_REST_SPEED, SLEEP_TOUCH_CLUSTER, TICK,
 )
 from .contact_solver import TARGET_GAP, normal_speed, solve_impulses, speculative_min_speed
 from .motion import is_fixed, motion_at, set_free, sync
 from .grid import _cell_span, grid_cell_balls
 from .queue import heap_push
-from .rest import fall_asleep, segment_closest, try_sleep
+from .rest import fall_asleep, try_sleep, wall_gap
 
 # x radius / h (px/s): Gauss-Seidel has converged when no sweep changes a
 # velocity by more; a bound left unmet by more than UNMET after it sets its
@@ -285,20 +285,11 @@ def _keep_impulses(B, Q):
 def _list_walls(B, W, Q, i, h):
     """List ball i's contacts with the walls (faces and end points) within reach."""
     pos, vel, radius = B[0], B[1], B[4]
-    wn, wc, wkind = W[2], W[5], W[7]
+    wc = W[5]
     r = radius[i]
     px, py = pos[i, 0], pos[i, 1]
     for w in range(len(wc)):
-        if wkind[w] == BOX_LINE:
-            nx, ny = wn[w, 0], wn[w, 1]
-            gap = nx * px + ny * py - wc[w] - r
-        else:
-            cx, cy = segment_closest(W, w, px, py)
-            d = math.sqrt((px - cx) ** 2 + (py - cy) ** 2)
-            if d == 0.0:
-                continue
-            nx, ny = (px - cx) / d, (py - cy) / d
-            gap = d - r
+        gap, nx, ny = wall_gap(W, w, px, py, r)
         if gap > CLUSTER_REACH * r:
             continue
         _add_contact(B, Q, i, -2 - w, nx, ny, gap, vel[i, 0] * nx + vel[i, 1] * ny, 0.0, h,
@@ -504,8 +495,8 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, held):
     it rejoined.
 
     Once an instant at most (Q[12]): a ball struck again at the time it
-    rejoined stays free until the next tick. (A ball rattling at one instant between a free one and a
-    wall, rejoining at every rattle, was sent back into the free one each
+    rejoined stays free until the next tick. (A ball rattling at one instant
+    between a free one and a wall, rejoining at every rattle, was sent back into the free one each
     time and gained speed: energy rose by whole percents in the hourglass.
     A rattling pair, rest.collapse, rejoins the same way.)"""
     pos, vel, acc, radius, mode, count = B[0], B[1], B[2], B[4], B[7], B[8]
@@ -527,18 +518,9 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, held):
     r = radius[i]
     px, py = pos[i, 0], pos[i, 1]
     k = 0
-    wn, wc, wkind = W[2], W[5], W[7]
+    wc = W[5]
     for w in range(len(wc)):
-        if wkind[w] == BOX_LINE:
-            nx, ny = wn[w, 0], wn[w, 1]
-            gap = nx * px + ny * py - wc[w] - r
-        else:
-            cx, cy = segment_closest(W, w, px, py)
-            d = math.sqrt((px - cx) ** 2 + (py - cy) ** 2)
-            if d == 0.0:
-                continue
-            nx, ny = (px - cx) / d, (py - cy) / d
-            gap = d - r
+        gap, nx, ny = wall_gap(W, w, px, py, r)
         if gap > CLUSTER_REACH * r or k >= len(ci):
             continue
         k = _add_fixed(Q, k, i, nx, ny, gap, 0.0, h, TARGET_GAP * r)

@@ -255,7 +255,7 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
                 rapid[x] += 1
                 if rapid[x] >= COLLAPSE_CONTACTS and not is_fixed(mode[x]):
                     partner = -1 if kind == EV_WALL else (b if side == 0 else a)
-                    collapse(B, W, G, x, partner, gx, gy, rest_speed, normals, cand, seed)
+                    collapse(B, W, G, x, partner, rest_speed, normals, cand, seed)
                     if len(seed) > 0:  # (in a step that runs clusters: hold both in)
                         for y in (x, partner):
                             if y >= 0 and (mode[y] == FREE or mode[y] == CLUSTER):

@@ -51,6 +51,22 @@ def segment_closest(W, w, px, py):
 
 
 @kernel
+def wall_gap(W, w, px, py, r):
+    """(gap px, nx, ny): how far a ball of radius r centred at (px, py) is
+    from wall w (a box side or a segment, end points included) and the unit
+    normal from the wall into it; an infinite gap where the centre lies on a
+    segment (no normal)."""
+    wn, wc, wkind = W[2], W[5], W[7]
+    if wkind[w] == BOX_LINE:
+        return wn[w, 0] * px + wn[w, 1] * py - wc[w] - r, wn[w, 0], wn[w, 1]
+    cx, cy = segment_closest(W, w, px, py)
+    d = math.sqrt((px - cx) ** 2 + (py - cy) ** 2)
+    if d == 0.0:
+        return math.inf, 0.0, 0.0
+    return d - r, (px - cx) / d, (py - cy) / d
+
+
+@kernel
 def fixed_contacts(B, W, G, i, normals, cand, touch):
     """Write the unit normals (into ball i) of the fixed things ball i touches -
     walls, segment ends, pinned and sleeping balls, within touch x radius -
@@ -114,7 +130,7 @@ def try_sleep(B, W, G, i, gx, gy, normals, cand, touch=SLEEP_TOUCH):
 
 
 @kernel
-def collapse(B, W, G, i, partner, gx, gy, rest_speed, normals, cand, seed):
+def collapse(B, W, G, i, partner, rest_speed, normals, cand, seed):
     """Ball i is caught in an inelastic collapse (COLLAPSE_CONTACTS contacts,
     each within TC_TIME of the one before), its last with partner (-1: a wall).
 
