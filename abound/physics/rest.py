@@ -7,7 +7,7 @@ import math
 
 from ._jit import kernel
 from .kernels import V_EPS
-from .constants import ASLEEP, BOX_LINE, FREE, FROZEN, REST_COS, SLEEP_TOUCH, SLIDING, SUP_BALL
+from .constants import ASLEEP, BOX_LINE, FREE, FROZEN, REST_COS, SLEEP_TOUCH, SLEEP_TOUCH_CLUSTER, SLIDING, SUP_BALL
 from .motion import is_fixed, lasting, set_free, sync
 from .grid import grid_candidates
 
@@ -217,11 +217,14 @@ def after_contact(B, W, G, i, fixed_other, nx, ny, skind, sidx, cx, cy, cr, fric
 @kernel
 def wake(B, G, j, t, gx, gy, fric, todo, ntodo, cand, stack):
     """Wake sleeping ball j and, transitively, the sleepers it holds up (those
-    above it within SLEEP_TOUCH of their radius); release balls sliding on
-    any of them. (An island of cluster balls falls asleep joined by gaps up
-    to LEAVE_GAP, which this does not reach: issue 23. Widening it to
-    LEAVE_GAP kept plain piles from ever falling asleep.) Appends every changed ball to todo; stack is
-    scratch space for N indices."""
+    above it within SLEEP_TOUCH_CLUSTER of their radius); release balls
+    sliding on any of them. The reach is the widest gap a ball may fall
+    asleep across (a cluster ball's, where the solve leaves gaps of that
+    order): a sleeper held across it is held by what wakes, and must wake
+    with it. (An island of cluster balls falls asleep joined by gaps up to
+    LEAVE_GAP, which this does not reach: issue 23. Widening it to LEAVE_GAP
+    kept plain piles from ever falling asleep.) Appends every changed ball
+    to todo; stack is scratch space for N indices."""
     pos, mode, sup_kind, sup_idx, radius, tloc = B[0], B[7], B[9], B[10], B[4], B[3]
     stack[0] = j
     top = 1
@@ -233,7 +236,7 @@ def wake(B, G, j, t, gx, gy, fric, todo, ntodo, cand, stack):
         set_free(B, k, gx, gy, fric)
         todo[ntodo] = k
         ntodo += 1
-        m = grid_candidates(G, B, k, 0.0, cand)
+        m = grid_candidates(G, B, k, 0.0, cand, SLEEP_TOUCH_CLUSTER)
         for q in range(m):
             s = cand[q]
             if mode[s] == SLIDING and sup_kind[s] == SUP_BALL and sup_idx[s] == k:
@@ -243,7 +246,7 @@ def wake(B, G, j, t, gx, gy, fric, todo, ntodo, cand, stack):
                 ntodo += 1
                 continue
             dx, dy = pos[s, 0] - pos[k, 0], pos[s, 1] - pos[k, 1]
-            if math.sqrt(dx * dx + dy * dy) > radius[s] + radius[k] + SLEEP_TOUCH * radius[s]:
+            if math.sqrt(dx * dx + dy * dy) > radius[s] + radius[k] + SLEEP_TOUCH_CLUSTER * radius[s]:
                 continue
             if mode[s] == ASLEEP and -(dx * gx + dy * gy) > 0.0:
                 mode[s] = FREE
