@@ -355,7 +355,7 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
     for i in range(len(mode)):
         Q[12][i] = -1.0  # (rejoin: once an instant)
         # (a seed frozen by a rattle, rest.collapse, joins too)
-        if mode[i] == CLUSTER and B[13][i] > 0.0 and vel[i, 0] ** 2 + vel[i, 1] ** 2 < rest_speed ** 2:
+        if mode[i] == CLUSTER and B[13][i] > 0.0 and vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1] < rest_speed * rest_speed:
             # slow, and held by fixed things: it sleeps before the solve,
             # which then holds its neighbours off it
             sync(B, i, t)
@@ -546,7 +546,7 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, held):
         solve_impulses(vel, B[5], Q[3], k, SOLVER_TOL * rmin / h)
         for c in range(k):
             met = met and v_min[c] - normal_speed(vel, Q[3], c) <= UNMET * rmin / h
-        met = met and math.sqrt(vel[i, 0] ** 2 + vel[i, 1] ** 2) * h <= 0.5 * CLUSTER_REACH * rmin
+        met = met and math.sqrt(vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1]) * h <= 0.5 * CLUSTER_REACH * rmin
     if not met:
         vel[i, 0] = vx - gx * h
         vel[i, 1] = vy - gy * h

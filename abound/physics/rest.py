@@ -60,10 +60,11 @@ def wall_gap(W, w, px, py, r):
     if wkind[w] == BOX_LINE:
         return wn[w, 0] * px + wn[w, 1] * py - wc[w] - r, wn[w, 0], wn[w, 1]
     cx, cy = segment_closest(W, w, px, py)
-    d = math.sqrt((px - cx) ** 2 + (py - cy) ** 2)
+    dx, dy = px - cx, py - cy
+    d = math.sqrt(dx * dx + dy * dy)
     if d == 0.0:
         return math.inf, 0.0, 0.0
-    return d - r, (px - cx) / d, (py - cy) / d
+    return d - r, dx / d, dy / d
 
 
 @kernel
@@ -87,10 +88,11 @@ def fixed_contacts(B, W, G, i, normals, cand, touch):
                 k += 1
         else:
             cx, cy = segment_closest(W, w, px, py)
-            d = math.sqrt((px - cx) ** 2 + (py - cy) ** 2)
+            dx, dy = px - cx, py - cy
+            d = math.sqrt(dx * dx + dy * dy)
             if 0.0 < d <= r + tol:
-                normals[k, 0] = (px - cx) / d
-                normals[k, 1] = (py - cy) / d
+                normals[k, 0] = dx / d
+                normals[k, 1] = dy / d
                 k += 1
     m = grid_candidates(G, B, i, 0.0, cand, touch)
     for q in range(m):
