@@ -83,8 +83,22 @@ def number(lo=None, hi=None, positive=False):
                 raise ctx.error(f"must be <= {hi:g}, not {_show(v)}", key)
             raise ctx.error(f"must lie in {lo:g}..{hi:g}, not {_show(v)}", key)
         return v
-    check.doc = "number"
+    if positive and hi is not None:
+        check.doc = f"number in (0, {hi:g}]"
+    elif positive:
+        check.doc = "number > 0"
+    else:
+        check.doc = "number" + _bounds(lo, hi)
     return check
+
+
+def _bounds(lo, hi):
+    """' in 0..1', ' >= 0', ' <= 5' or '': the bounds as the reference writes them."""
+    if lo is not None and hi is not None:
+        return f" in {lo:g}..{hi:g}"
+    if lo is not None:
+        return f" >= {lo:g}"
+    return f" <= {hi:g}" if hi is not None else ""
 
 
 def integer(lo=None, hi=None):
@@ -96,6 +110,7 @@ def integer(lo=None, hi=None):
         if hi is not None and v > hi:
             raise ctx.error(f"must be an integer <= {hi}, not {v}", key)
         return v
+    check.doc = "integer" + _bounds(lo, hi)
     return check
 
 
@@ -103,6 +118,9 @@ def boolean(v, ctx, key):
     if not isinstance(v, bool):
         raise ctx.error(f"must be true or false, not {_show(v)}", key)
     return v
+
+
+boolean.doc = "bool"
 
 
 def choice(options):
@@ -115,6 +133,7 @@ def choice(options):
                     hint = f" - did you mean {close[0]!r}?"
             raise ctx.error(f"must be one of {', '.join(map(repr, options))}, not {_show(v)}{hint}", key)
         return v
+    check.doc = ", ".join(f'`"{o}"`' for o in options)
     return check
 
 
@@ -125,16 +144,25 @@ def color(v, ctx, key):
     return v.lower()
 
 
+color.doc = "colour"
+
+
 def palette(v, ctx, key):
     if not isinstance(v, list) or not v:
         raise ctx.error(f"must be a non-empty list of colours '#rrggbb', not {_show(v)}", key)
     return [color(c, ctx, key) for c in v]
 
 
+palette.doc = "list of colours"
+
+
 def vec2(v, ctx, key):
     if not isinstance(v, list) or len(v) != 2:
         raise ctx.error(f"must be two numbers [x, y], not {_show(v)}", key)
     return [number()(c, ctx, key) for c in v]
+
+
+vec2.doc = "`[gx, gy]`"  # (gravity's)
 
 
 def span(lo=None, hi=None, positive=False):
@@ -151,6 +179,7 @@ def span(lo=None, hi=None, positive=False):
             return [a, b]
         a = one(v, ctx, key)
         return [a, a]
+    check.doc = "range" + (" > 0" if positive else _bounds(lo, hi))
     return check
 
 
@@ -163,89 +192,108 @@ def region(v, ctx, key):
     return [x0, y0, x1, y1]
 
 
+region.doc = "`[x0, y0, x1, y1]`"
+
+
 def optional(check):
     """None stays None (the key was omitted); otherwise ``check``."""
     def wrapped(v, ctx, key):
         return None if v is None else check(v, ctx, key)
+    wrapped.doc = check.doc
     return wrapped
 
 
 # -- the format ----------------------------------------------------------------------
-# Each section: key -> (checker, default). REQUIRED marks keys without default;
-# None means "omitted" (filled in later, or meaningful as absent).
+# Each section: key -> (checker, default, meaning[, default as documented]).
+# REQUIRED marks keys without default; None means "omitted" (filled in later,
+# or meaningful as absent). The meaning is the reference's text for the key:
+# docs/scenes.md's tables are generated from these (abound/scene/reference.py).
 WORLD = {
-    "width": (number(positive=True), 1280.0),
-    "height": (number(positive=True), 720.0),
-    "gravity": (vec2, [0.0, -980.0]),
-    "restitution_mix": (choice(RESTITUTION_MIX), "product"),
-    "rest_speed": (number(lo=0.0), DEFAULT_REST_SPEED),
-    "rolling_friction": (number(lo=0.0), 0.0),
-    "wall_restitution": (number(0.0, 1.0), 1.0),
-    "density": (number(positive=True), DEFAULT_DENSITY),
+    "width": (number(positive=True), 1280.0, "px, box width"),
+    "height": (number(positive=True), 720.0, "px, box height"),
+    "gravity": (vec2, [0.0, -980.0], "px/s², any direction (also `[0, 0]`)"),
+    "restitution_mix": (choice(RESTITUTION_MIX), "product",
+                        "how a contact's restitution combines its two sides'"),
+    "rest_speed": (number(lo=0.0), DEFAULT_REST_SPEED, "px/s; slower contacts are inelastic, balls rest or slide"),
+    "rolling_friction": (number(lo=0.0), 0.0,
+                         "mu of a level table seen from above (needs `gravity = [0, 0]`): a moving ball slows at "
+                         "mu x 980 px/s² along its straight path until it stops, at v²/(2 mu 980) px; contact "
+                         "times stay exact (the path is a parabola in time until the stop, an event). "
+                         "`pool_break` uses 0.1"),
+    "wall_restitution": (number(0.0, 1.0), 1.0, "restitution of the four box sides"),
+    "density": (number(positive=True), DEFAULT_DENSITY, "mass per px² for balls without a `mass`"),
 }
 PHYSICS = {
-    "backend": (choice(BACKENDS), "auto"),
-    "ball_toi": (choice(BALL_TOI), "analytic"),
-    "dt": (number(positive=True, hi=1.0), 1.0 / 60.0),
-    "seed": (integer(lo=0), 1),
-    "contact_clusters": (boolean, False),
+    "backend": (choice(BACKENDS), "auto",
+                "`fast` is compiled with numba, `reference` is plain Python; `auto` picks `fast` when numba is "
+                "installed; `pymunk` steps the same balls with pymunk instead (see below)"),
+    "ball_toi": (choice(BALL_TOI), "analytic", "ball-ball time-of-impact method"),
+    "dt": (number(positive=True, hi=1.0), 1.0 / 60.0, "s, the fixed physics step per frame", "`0.0166666667`"),
+    "seed": (integer(lo=0), 1,
+             "seed of the `[[spawn]]` groups without their own: group *k* (from 1) uses `seed + k - 1`"),
+    "contact_clusters": (boolean, False,
+                         "solve lasting contacts between moving balls together (a funnel full of balls, a heap "
+                         "on a slope: see [physics.md](physics.md#lasting-contacts-contact-clusters)), so "
+                         "frictionless balls pour instead of stopping where they rattle; `galton`, `rain` and "
+                         "`hourglass` turn it on"),
 }
 BALL = {
-    "x": (number(), REQUIRED),
-    "y": (number(), REQUIRED),
-    "vx": (number(), 0.0),
-    "vy": (number(), 0.0),
-    "radius": (number(positive=True), 10.0),
-    "mass": (optional(number(positive=True)), None),
-    "restitution": (number(0.0, 1.0), 1.0),
-    "pinned": (boolean, False),
-    "color": (optional(color), None),
+    "x": (number(), REQUIRED, "px, centre; the whole ball must lie inside the box"),
+    "y": (number(), REQUIRED, "px, centre; the whole ball must lie inside the box"),
+    "vx": (number(), 0.0, "px/s"),
+    "vy": (number(), 0.0, "px/s"),
+    "radius": (number(positive=True), 10.0, "px"),
+    "mass": (optional(number(positive=True)), None, "", "area × `[world] density`"),
+    "restitution": (number(0.0, 1.0), 1.0, ""),
+    "pinned": (boolean, False, "a pinned ball never moves and has infinite mass"),
+    "color": (optional(color), None, "", "the default palette in turn"),
 }
 SPAWN = {
-    "count": (integer(lo=1), REQUIRED),
-    "radius": (span(positive=True), [8.0, 8.0]),
-    "speed": (span(lo=0.0), [0.0, 0.0]),
-    "angle": (span(), [0.0, 360.0]),
-    "region": (optional(region), None),
-    "restitution": (span(0.0, 1.0), [1.0, 1.0]),
-    "density": (optional(number(positive=True)), None),
-    "mass": (optional(number(positive=True)), None),
-    "palette": (optional(palette), None),
-    "seed": (optional(integer(lo=0)), None),
-    "pinned": (boolean, False),
+    "count": (integer(lo=1), REQUIRED, "number of balls"),
+    "radius": (span(positive=True), [8.0, 8.0], "px", "`8.0`"),
+    "speed": (span(lo=0.0), [0.0, 0.0], "px/s, in a random direction drawn from `angle`", "`0.0`"),
+    "angle": (span(), [0.0, 360.0], "degrees, counter-clockwise from +x (270 = straight down)"),
+    "region": (optional(region), None, "px, where the centres may go (clipped to the box)", "the whole box"),
+    "restitution": (span(0.0, 1.0), [1.0, 1.0], "", "`1.0`"),
+    "density": (optional(number(positive=True)), None, "mass per px²; give `density` or `mass`, not both",
+                "`[world] density`"),
+    "mass": (optional(number(positive=True)), None, "the same mass for every ball of the group", "—"),
+    "palette": (optional(palette), None, "each ball picks one at random", "the default palette"),
+    "seed": (optional(integer(lo=0)), None, "", "see `[physics] seed`"),
+    "pinned": (boolean, False, ""),
 }
 WALL = {
-    "x0": (number(), REQUIRED),
-    "y0": (number(), REQUIRED),
-    "x1": (number(), REQUIRED),
-    "y1": (number(), REQUIRED),
-    "restitution": (number(0.0, 1.0), 1.0),
+    "x0": (number(), REQUIRED, "px, the two (distinct) end points"),
+    "y0": (number(), REQUIRED, "px, the two (distinct) end points"),
+    "x1": (number(), REQUIRED, "px, the two (distinct) end points"),
+    "y1": (number(), REQUIRED, "px, the two (distinct) end points"),
+    "restitution": (number(0.0, 1.0), 1.0, ""),
 }
 PEGS = {
-    "rows": (integer(lo=1), REQUIRED),
-    "cols": (integer(lo=1), REQUIRED),
-    "x0": (number(), REQUIRED),
-    "y0": (number(), REQUIRED),
-    "dx": (number(), REQUIRED),
-    "dy": (number(), REQUIRED),
-    "stagger": (boolean, True),
-    "radius": (number(positive=True), 5.0),
-    "restitution": (number(0.0, 1.0), 1.0),
-    "color": (optional(color), None),
+    "rows": (integer(lo=1), REQUIRED, ""),
+    "cols": (integer(lo=1), REQUIRED, ""),
+    "x0": (number(), REQUIRED, "px, centre of the first peg"),
+    "y0": (number(), REQUIRED, "px, centre of the first peg"),
+    "dx": (number(), REQUIRED, "px, spacing (`dy < 0` goes down)"),
+    "dy": (number(), REQUIRED, "px, spacing (`dy < 0` goes down)"),
+    "stagger": (boolean, True, "shift odd rows by `dx/2`"),
+    "radius": (number(positive=True), 5.0, "px"),
+    "restitution": (number(0.0, 1.0), 1.0, ""),
+    "color": (optional(color), None, "", "`[render] peg_color`"),
 }
 RENDER = {
-    "background": (color, "#101018"),
-    "color_mode": (choice(COLOR_MODES), "palette"),
-    "shading": (boolean, True),
-    "trails": (number(0.0, 1.0), 0.0),
-    "wall_color": (color, "#c0c0c0"),
-    "peg_color": (color, "#909090"),
-    "hud": (boolean, False),
+    "background": (color, "#101018", ""),
+    "color_mode": (choice(COLOR_MODES), "palette", "balls coloured by their colour, by speed, or per ball"),
+    "shading": (boolean, True, "shaded spheres instead of flat discs"),
+    "trails": (number(0.0, 1.0), 0.0, "0 = off, else the per-frame fade of motion trails"),
+    "wall_color": (color, "#c0c0c0", ""),
+    "peg_color": (color, "#909090", ""),
+    "hud": (boolean, False, "show the heads-up display"),
 }
 SAVER = {
-    "stillness_energy": (number(0.0, 1.0), 0.02),
-    "stillness_seconds": (number(positive=True), 3.0),
-    "liven": (choice(LIVEN), "wave"),
+    "stillness_energy": (number(0.0, 1.0), 0.02, "kinetic-energy fraction below which the scene counts as still"),
+    "stillness_seconds": (number(positive=True), 3.0, "s, how long it must stay still before the saver livens it"),
+    "liven": (choice(LIVEN), "wave", "how a still scene is livened up"),
 }
 TABLES = {"world": WORLD, "physics": PHYSICS, "render": RENDER, "saver": SAVER}
 ARRAYS = {"balls": BALL, "spawn": SPAWN, "walls": WALL, "pegs": PEGS}
@@ -268,7 +316,7 @@ def _table(raw, spec, ctx, label):
         if key not in spec:
             raise _unknown(key, spec, "key", ctx, label)
     out = {}
-    for key, (check, default) in spec.items():
+    for key, (check, default, *_) in spec.items():
         if key in raw:
             out[key] = check(raw[key], ctx, key)
         elif default is REQUIRED:
