@@ -3,7 +3,7 @@
     python benchmarks/soak_frame_time.py --balls 1000 --minutes 60 --window 60
 
 Runs the saver's physics path (one fixed step of 1/60 s, then the stillness
-check that livens a settled pile) on the soak scene of ``tests/test_soak.py``
+check that livens a settled pile) on the soak scene of ``tests/apps/test_soak.py``
 and prints, per window of simulated time, the median, p90 and mean milliseconds a
 step took, the events per step and how often it was livened; at the end, the
 slope of the median over the run (drift). No window and no drawing: the
@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "helpers"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "apps"))  # test_soak
 
 from abound import Simulation  # noqa: E402
 from abound.cli.saver import Liveliness  # noqa: E402

@@ -169,7 +169,7 @@ def collapse(B, W, G, i, partner, rest_speed, normals, cand, seed):
     slow = vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1] < rest_speed * rest_speed
     # (any fixed contact: a rattle at rest_speed is a pile settling; demanding
     # contacts that hold it against gravity, as try_sleep does, kept piles
-    # from falling asleep: tests/test_physics_settle.py)
+    # from falling asleep: tests/physics/test_physics_settle.py)
     if slow and fixed_contacts(B, W, G, i, normals, cand, SLEEP_TOUCH) > 0:
         fall_asleep(B, i)
         return True

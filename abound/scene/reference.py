@@ -3,7 +3,7 @@
 docs/scenes.md holds the prose; each section's table of keys sits between
 two markers and is written from abound/scene/schema.py (each key's checker
 says its type, the spec its default and meaning), so the reference and the
-validation cannot disagree (tests/test_scene_reference.py checks the doc is
+validation cannot disagree (tests/scene/test_scene_reference.py checks the doc is
 current)::
 
     python -m abound.scene.reference docs/scenes.md          # rewrite the tables

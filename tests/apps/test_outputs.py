@@ -1,0 +1,188 @@
+"""Output paths and formats (issue 24, item 5), through the real command in its own process.
+
+Before the run, a bad ``--video``, ``--gif``, ``--mp4``, ``--record`` or
+``--out`` is refused: exit status 2, one line ``abound: error: OPTION PATH:
+reason`` on stderr, no traceback, nothing written (the working directory
+holds what the test put there, unchanged). After the run, a file ffmpeg did
+not write whole (a stand-in ffmpeg that fails, or that writes nothing) is the
+same one line and exit status 2, and no partial file is left. An existing file
+is overwritten only with ``--force``, and is then a valid file of its kind.
+"""
+import os
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from abound.replay import read_replay
+
+REPO = Path(__file__).resolve().parents[2]
+SMALL = ["--frames", "3", "--size", "64x48"]
+
+
+def abound(argv, cwd, path=None):
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    if path is not None:
+        env["PATH"] = path
+    return subprocess.run([sys.executable, "-m", "abound", *argv], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=180)
+
+
+def snapshot(folder):
+    """Every file under folder with its bytes (to tell that nothing was written or changed)."""
+    return {p.relative_to(folder): (p.read_bytes() if p.is_file() else None) for p in sorted(folder.rglob("*"))}
+
+
+def one_line_error(proc, *fragments):
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("abound: error: "), lines[0]
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+    return lines[0]
+
+
+def setup(folder):
+    """What each run finds in its working directory."""
+    (folder / "existing.gif").write_bytes(b"not touched")
+    (folder / "existing.mp4").write_bytes(b"not touched")
+    (folder / "existing.jsonl").write_bytes(b"not touched")
+    (folder / "a_dir.gif").mkdir()
+    (folder / "a_dir.mp4").mkdir()
+    (folder / "a_file").write_bytes(b"not touched")
+    (folder / "frames").mkdir()
+    (folder / "frames" / "frame_00000.png").write_bytes(b"not touched")
+
+
+DEMO = ["demo", "drop", "--headless", *SMALL]
+CAPTURE = ["capture", "drop", *SMALL]
+REPLAY_CAPTURE = ["capture", "--replay", "existing.jsonl", "--frames", "1"]
+
+# (argv, the option and path the line must name, a fragment of the reason)
+REFUSED = [
+    (DEMO + ["--video", "out.avi"], "--video out.avi", "'.avi'"),
+    (DEMO + ["--video", "out.webm"], "--video out.webm", "'.webm'"),
+    (DEMO + ["--video", "out.txt"], "--video out.txt", "'.txt'"),
+    (DEMO + ["--video", "out"], "--video out", "extension"),
+    (DEMO + ["--video", "a_dir.gif"], "--video a_dir.gif", "is a directory"),
+    (DEMO + ["--video", "/dev/full"], "--video /dev/full", "extension"),
+    (DEMO + ["--video", "missing/out.gif"], "--video missing/out.gif", "no such directory"),
+    (DEMO + ["--video", "/proc/out.mp4"], "--video /proc/out.mp4", "cannot write"),
+    (DEMO + ["--video", "existing.gif"], "--video existing.gif", "exists"),
+    (DEMO + ["--video", "existing.mp4"], "--video existing.mp4", "exists"),
+    (DEMO + ["--record", "existing.jsonl"], "--record existing.jsonl", "exists"),
+    (DEMO + ["--record", "a_dir.gif"], "--record a_dir.gif", "is a directory"),
+    (DEMO + ["--record", "missing/r.jsonl"], "--record missing/r.jsonl", "no such directory"),
+    (DEMO + ["--record", "a_file/r.jsonl"], "--record a_file/r.jsonl", "not a directory"),
+    (DEMO + ["--record", "/proc/r.jsonl"], "--record /proc/r.jsonl", "cannot write"),
+    (DEMO + ["--record", "/dev/full"], "--record /dev/full", "not a regular file"),
+    (CAPTURE + ["--gif", "out.txt"], "--gif out.txt", "'.txt'"),
+    (CAPTURE + ["--gif", "out.mp4"], "--gif out.mp4", "'.mp4'"),
+    (CAPTURE + ["--gif", "/dev/full"], "--gif /dev/full", "extension"),
+    (CAPTURE + ["--gif", "a_dir.gif"], "--gif a_dir.gif", "is a directory"),
+    (CAPTURE + ["--gif", "existing.gif"], "--gif existing.gif", "exists"),
+    (CAPTURE + ["--mp4", "out.avi"], "--mp4 out.avi", "'.avi'"),
+    (CAPTURE + ["--mp4", "out.gif"], "--mp4 out.gif", "'.gif'"),
+    (CAPTURE + ["--mp4", "missing/out.mp4"], "--mp4 missing/out.mp4", "no such directory"),
+    (CAPTURE + ["--mp4", "/proc/out.mp4"], "--mp4 /proc/out.mp4", "cannot write"),
+    (CAPTURE + ["--mp4", "a_dir.mp4"], "--mp4 a_dir.mp4", "is a directory"),
+    (CAPTURE + ["--mp4", "existing.mp4"], "--mp4 existing.mp4", "exists"),
+    (CAPTURE + ["--out", "a_file"], "--out a_file", "not a directory"),
+    (CAPTURE + ["--out", "frames"], "--out frames", "already holds frames"),
+    (CAPTURE + ["--out", "/proc/frames"], "--out /proc/frames", "cannot write"),
+    (CAPTURE + ["--out", "fine", "--gif", "out.txt"], "--gif out.txt", "'.txt'"),
+    (REPLAY_CAPTURE + ["--gif", "existing.gif"], "--gif existing.gif", "exists"),
+]
+
+
+@pytest.fixture(scope="module")
+def refused_runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("refused")
+    jobs = []
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for k, (argv, _, _) in enumerate(REFUSED):
+            cwd = root / f"run-{k}"
+            cwd.mkdir()
+            setup(cwd)
+            jobs.append((cwd, snapshot(cwd), pool.submit(abound, argv, cwd)))
+        return [(cwd, before, job.result()) for cwd, before, job in jobs]
+
+
+@pytest.mark.parametrize("k", range(len(REFUSED)), ids=[" ".join(a[:1] + a[-2:]) for a, _, _ in REFUSED])
+def test_bad_output_is_refused_before_the_run(refused_runs, k):
+    argv, names, reason = REFUSED[k]
+    cwd, before, proc = refused_runs[k]
+    one_line_error(proc, names, reason)
+    assert proc.stdout == ""
+    assert snapshot(cwd) == before, "something was written or changed"
+
+
+# -- after the run: ffmpeg's status and the file written ----------------------------------
+FAKE_FFMPEG = {
+    # reads every frame, complains on two lines, fails
+    "fails": "cat > /dev/null\necho 'Error opening output file' >&2\necho 'Invalid argument' >&2\nexit 1\n",
+    # fails at once, before reading a frame (abound's writes meet a closed pipe)
+    "dies": "echo 'Conversion failed!' >&2\nexit 1\n",
+    # says it worked but wrote nothing
+    "writes nothing": "cat > /dev/null\nexit 0\n",
+}
+
+
+def fake_ffmpeg(folder, script):
+    bin_dir = folder / "bin"
+    bin_dir.mkdir()
+    exe = bin_dir / "ffmpeg"
+    exe.write_text("#!/bin/sh\n" + script)
+    exe.chmod(0o755)
+    return f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
+
+
+@pytest.mark.parametrize("kind", list(FAKE_FFMPEG))
+@pytest.mark.parametrize("argv, option", [(DEMO[:-2] + ["--size", "64x48", "--frames", "30"], "--video"),
+                                          (CAPTURE[:-4] + ["--size", "64x48", "--frames", "30"], "--mp4")])
+def test_ffmpeg_failure_after_the_run_is_one_line(tmp_path, kind, argv, option):
+    path = fake_ffmpeg(tmp_path, FAKE_FFMPEG[kind])
+    work = tmp_path / "work"
+    work.mkdir()
+    proc = abound(argv + [option, "out.mp4"], work, path=path)
+    one_line_error(proc, f"{option} out.mp4")
+    assert not (work / "out.mp4").exists()
+
+
+def test_no_ffmpeg_is_refused_before_the_run(tmp_path):
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    for argv in (DEMO + ["--video", "out.mp4"], CAPTURE + ["--mp4", "out.mp4"]):
+        proc = abound(argv, tmp_path, path=str(empty))
+        one_line_error(proc, "out.mp4", "ffmpeg")
+    assert not (tmp_path / "out.mp4").exists()
+
+
+# -- overwriting: only with --force, and the file is then whole ---------------------------
+def test_force_overwrites_with_a_valid_file(tmp_path):
+    setup(tmp_path)
+    proc = abound(DEMO + ["--video", "existing.gif", "--record", "existing.jsonl", "--force"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert Image.open(tmp_path / "existing.gif").n_frames == 3
+    assert read_replay(tmp_path / "existing.jsonl").frames == 3
+    proc = abound(CAPTURE + ["--out", "frames", "--gif", "existing.gif", "--force"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in (tmp_path / "frames").iterdir()) == [f"frame_{k:05d}.png" for k in range(3)]
+    assert Image.open(tmp_path / "frames" / "frame_00000.png").size == (64, 48)
+    assert Image.open(tmp_path / "existing.gif").n_frames == 3
+
+
+@pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg not installed")
+def test_force_overwrites_an_mp4_with_a_valid_video(tmp_path):
+    setup(tmp_path)
+    proc = abound(CAPTURE + ["--mp4", "existing.mp4", "--force"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    probe = subprocess.run(["ffmpeg", "-v", "error", "-i", str(tmp_path / "existing.mp4"), "-f", "null", "-"],
+                           capture_output=True, text=True, timeout=60)
+    assert probe.returncode == 0 and probe.stderr == "", probe.stderr

@@ -1,0 +1,443 @@
+"""Dense flow (issue 23): frictionless balls pour off slopes, through pegs and necks.
+
+A frictionless ball can rest only where gravity lies within the cone of its
+contact normals: on a slope it slides with acceleration g sin(theta), alone
+(tests/physics/test_physics_slopes.py) or in a layer. The checks here come from that
+and from textbook mechanics, not from what the engine prints:
+
+- the centre of mass of a clump on a frictionless slope: the slope pushes
+  along its normal and the balls push one another in equal and opposite
+  pairs, so along the slope only gravity acts, g sin(theta);
+- the shipped scenes' end states: no slope, funnel, roof or peg can hold a
+  ball, so after 30 s the balls lie in the bins or on the floor; a Galton
+  board's bins follow a normal distribution (Pearson's chi-square against a
+  fitted normal, tests/helpers/closed_form.py);
+- the hourglass: the discharge of a silo does not depend on the height of
+  the grains above the orifice (Beverloo's law, Q ~ n sqrt(g) W^(3/2) in two
+  dimensions), so the upper bulb empties at a steady rate, linearly in time;
+- heaps that can hold themselves (confined between fixed things) must not
+  creep, and contact clusters keep overlaps within 1e-3 r.
+
+Only the public API (abound.Simulation and its state) is used. The scene
+runs are shared by their tests (module fixtures) and use the fast backend.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import abound
+from closed_form import BACKENDS, chi2_sf, chi_square_against_normal
+from test_physics_slopes import _slope
+
+G = 980.0
+CLUSTER_OVERLAP = 1e-3  # x radius: the issue's bound for contact clusters
+
+
+
+
+def _segment_gaps(p, r, seg):
+    """Gap (px) of each ball (centres p, radii r) to the segment (x0, y0, x1, y1),
+    the position of its nearest point along the segment (0..1) and whether
+    the centre lies on the segment's upper side."""
+    a, b = np.asarray(seg[:2], dtype=float), np.asarray(seg[2:], dtype=float)
+    d = b - a
+    u = np.clip(((p - a) @ d) / (d @ d), 0.0, 1.0)
+    foot = a + u[:, None] * d
+    gap = np.hypot(*(p - foot).T) - r
+    upper = (p - a) @ np.array([-d[1], d[0]]) * np.sign(d[0] or 1.0) > 0.0
+    return gap, u, upper
+
+
+# -- the closed forms the scene tests use ----------------------------------------------
+
+def test_the_chi_square_survival_function_matches_its_closed_forms():
+    # Q(k/2, x/2) has elementary forms for small k; and the textbook table's quantiles
+    for x in (0.01, 0.5, 1.0, 3.0, 10.0, 40.0):
+        erfc = math.erfc(math.sqrt(x / 2.0))
+        assert chi2_sf(x, 1) == pytest.approx(erfc, rel=1e-12, abs=1e-300)
+        assert chi2_sf(x, 2) == pytest.approx(math.exp(-x / 2.0), rel=1e-12)
+        assert chi2_sf(x, 3) == pytest.approx(erfc + math.sqrt(2.0 * x / math.pi) * math.exp(-x / 2.0), rel=1e-12)
+        assert chi2_sf(x, 4) == pytest.approx(math.exp(-x / 2.0) * (1.0 + x / 2.0), rel=1e-12)
+    for x, k, p in ((3.841459, 1, 0.05), (18.307038, 10, 0.05), (37.566235, 20, 0.01), (1.145476, 5, 0.95)):
+        assert chi2_sf(x, k) == pytest.approx(p, rel=1e-5)
+    # a normal sample passes the fitted-normal test, a uniform one of the same size fails it
+    rng = np.random.default_rng(1)
+    edges = np.arange(240.0, 1041.0, 40.0)
+    assert chi_square_against_normal(rng.normal(640.0, 100.0, 340), edges)[2] > 0.01
+    assert chi_square_against_normal(rng.uniform(400.0, 880.0, 340), edges)[2] < 0.01
+
+
+# -- a clump on a slope ------------------------------------------------------------------
+
+def _clump_on_a_slope(count, theta):
+    """count balls of radius 5 dropped in a clump over the first 200 px of a
+    1300 px frictionless slope, up to 80 px above it."""
+    sim = abound.Simulation(1400, 900, gravity=(0.0, -G), backend="fast", contact_clusters=True)
+    top = np.array([60.0, 860.0])
+    t, n, end = _slope(sim, theta, top, 1300.0)
+    rng = np.random.default_rng(11)
+    placed = []
+    while len(placed) < count:
+        u, h = rng.uniform([40.0, 6.0], [240.0, 86.0])
+        p = top + u * t + h * n
+        if all(np.hypot(*(p - q)) > 10.2 for q in placed):
+            placed.append(p)
+    sim.add_balls(np.array(placed), radius=5.0, restitution=0.5)
+    return sim, top, t, end
+
+
+def _slide(sim, top, t):
+    """Step the clump in 1/60 s until a ball is 1200 px down the slope (100
+    px before its end) or 4 s have passed, yielding after each step."""
+    while np.max((sim.positions - top) @ t) < 1200.0 and sim.time < 4.0:
+        sim.step(1 / 60)
+        yield
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "issue 23, open: the clump's centre of mass accelerates at 316 px/s^2, 5.8% under g sin(theta) "
+    "= 335 (it was 336 while a ball struck again at one instant rejoined its cluster, which let "
+    "energy rise by whole percents in the hourglass; tests/physics/test_robust_properties.py)"))
+def test_a_clump_on_a_slope_slides_as_a_group_at_g_sin_theta():
+    # 50 balls dropped on a 20 degree frictionless slope. Along the slope only
+    # gravity acts on the clump as a whole (the slope pushes along its normal,
+    # the balls push one another in equal and opposite pairs), so once it has
+    # landed its centre of mass accelerates down the slope at g sin(theta),
+    # whatever the balls do among themselves - until the first ball reaches
+    # the slope's lower end (the end point pushes along other directions).
+    theta = 20.0
+    sim, top, t, end = _clump_on_a_slope(50, theta)
+    m = sim.masses
+
+    def com_speed():  # of the centre of mass, along the slope
+        return float(m @ (sim.velocities @ t) / m.sum())
+
+    # landed: the highest ball (86 px above the slope, 86 / cos(theta) px
+    # straight above it) has fallen onto the clump or the slope
+    sim.step(math.sqrt(2.0 * 86.0 / math.cos(math.radians(theta)) / G) + 0.05)
+    v0, t0 = com_speed(), sim.time
+    for _ in _slide(sim, top, t):  # (its overlaps: test_a_clump_sliding_on_a_slope_stays_within_the_contact_overlap_bound)
+        pass
+    elapsed = sim.time - t0
+    assert elapsed > 0.5, "the clump reached the end too soon to measure"
+    accel = (com_speed() - v0) / elapsed
+    assert accel == pytest.approx(G * math.sin(math.radians(theta)), rel=0.05), (
+        f"centre of mass accelerated at {accel:.1f} px/s^2 along the slope over {elapsed:.2f} s, "
+        f"g sin(theta) = {G * math.sin(math.radians(theta)):.1f}")
+
+
+def test_a_clump_dropped_on_a_slope_slides_off_it():
+    # 40 balls dropped in a clump on an 18 degree frictionless slope. Nothing
+    # fixed can hold a ball there: the slope's normal is 18 degrees off the
+    # vertical and there is no other fixed thing on it, so no ball, alone or
+    # leaning on others, can rest on it - the layer's weight has a component
+    # along the slope that nothing opposes. Within 6 s every ball has gone
+    # over the lower end (300 px up) and fallen to the floor (as in pymunk
+    # with friction 0, the backend "pymunk": all 40 reach the floor).
+    # (Was the strict xfail of tests/physics/test_physics_rest.py.)
+    x0, y0, x1, y1 = 100.0, 500.0, 700.0, 300.0
+    sim = abound.Simulation(1200, 700, gravity=(0.0, -G), backend="fast", contact_clusters=True)
+    sim.add_wall(x0, y0, x1, y1, restitution=0.5)
+    rng = np.random.default_rng(5)
+    placed = []
+    while len(placed) < 40:
+        p = rng.uniform([160.0, 540.0], [320.0, 680.0])
+        if all(np.hypot(*(p - q)) > 10.5 for q in placed):
+            placed.append(p)
+    sim.add_balls(np.array(placed), radius=5.0, restitution=0.5)
+    for _ in range(6 * 60):
+        sim.step(1 / 60)
+        assert sim.max_overlap() <= CLUSTER_OVERLAP
+    on_slope = sim.positions[:, 1] > y1
+    still = np.hypot(*sim.velocities[on_slope].T) < 1.0
+    assert not on_slope.any(), f"{on_slope.sum()} balls still on the slope, {still.sum()} of them at rest"
+
+
+# -- the shipped scenes: where the balls end ---------------------------------------------
+
+def _run(name, seconds, balls=None):
+    """The shipped scene on the fast backend for `seconds` in steps of its own
+    dt (as the demo and the saver run it), with `balls` random balls (None:
+    its own): the simulation, the positions one second before the end, and
+    the largest overlap / r seen every 0.25 s."""
+    sim = abound.Simulation.from_config(name, backend="fast", balls=balls)
+    worst, before, k = 0.0, None, 0
+    while sim.time < seconds - 1e-6:
+        sim.step()
+        k += 1
+        if k % 15 == 0:
+            worst = max(worst, sim.max_overlap())
+        if before is None and sim.time >= seconds - 1.0 - 1e-6:
+            before = sim.positions.copy()
+    return sim, before, worst
+
+
+@pytest.fixture(scope="module")
+def galton():
+    return _run("galton", 30.0)
+
+
+GALTON_BINS = np.arange(252.5, 1028.0, 25.0)  # configs/galton.toml: a bin wall every 25 px, 146 px tall
+GALTON_LOWEST_PEG_Y = 488.0 - 13 * 26.0      # the fourteenth peg row: the first row's y - 13 x 26
+
+
+def _galton_balls(sim):
+    free = ~sim.pinned
+    return sim.positions[free], sim.radii[free]
+
+
+def _in_galton_bins(sim):
+    """The free balls wholly below the lowest pegs, between the outer bin walls."""
+    p, r = _galton_balls(sim)
+    peg_r = sim.radii[sim.pinned].max()
+    return (p[:, 1] + r < GALTON_LOWEST_PEG_Y - peg_r) & (p[:, 0] > GALTON_BINS[0]) & (p[:, 0] < GALTON_BINS[-1])
+
+
+def test_the_shipped_galton_board_pours_into_its_bins(galton):
+    # after 30 s every ball has passed the funnel (20 degree slopes) and the
+    # fourteen rows of pegs, none of which can hold a frictionless ball: at least
+    # 97% lie in the bins, wholly below the lowest pegs, between the outer bin walls
+    sim, _, worst = galton
+    bins = sim.walls[sim.walls[:, 1] == 0.0]  # (the walls that stand on the floor; the outer two run on up as the board's sides)
+    assert np.all(bins[:, 0] == bins[:, 2]) and np.allclose(np.unique(bins[:, 0]), GALTON_BINS)
+    p, r = _galton_balls(sim)
+    assert np.isclose(sim.positions[sim.pinned][:, 1].min(), GALTON_LOWEST_PEG_Y)
+    in_bins = _in_galton_bins(sim)
+    assert in_bins.mean() >= 0.97, (f"{np.sum(~in_bins)} of {len(p)} balls outside the bins, "
+                                    f"{np.sum(p[:, 1] > GALTON_LOWEST_PEG_Y)} above the lowest pegs")
+
+
+def test_no_ball_rests_on_the_galton_funnel_or_a_peg(galton):
+    # resting: touching the funnel or a peg at 30 s and moved less than its
+    # radius over the last second. A frictionless ball on a 20 degree slope
+    # slides; on a peg it can only balance for an instant.
+    sim, before, _ = galton
+    p, r = _galton_balls(sim)
+    moved = np.hypot(*(p - before[~sim.pinned]).T)
+    touching = np.zeros(len(p), bool)
+    for seg in sim.walls[:2]:  # the funnel: the scene's first two segments
+        touching |= _segment_gaps(p, r, seg)[0] < 0.01 * r
+    pegs, peg_r = sim.positions[sim.pinned], sim.radii[sim.pinned]
+    d = np.hypot(p[:, None, 0] - pegs[None, :, 0], p[:, None, 1] - pegs[None, :, 1]) - r[:, None] - peg_r[None, :]
+    touching |= (d < 0.01 * r[:, None]).any(axis=1)
+    resting = touching & (moved < r)
+    assert not resting.any(), f"{resting.sum()} balls rest on the funnel or a peg: {p[resting][:5].round(1).tolist()}"
+
+
+def test_the_galton_bins_follow_a_normal_distribution(galton):
+    # the bin counts against a normal fitted to the balls' x (Pearson's
+    # chi-square, tails pooled to expected counts of 5, two fitted parameters).
+    # Frictionless balls keep the speed along a peg that a hit leaves them;
+    # the board (configs/galton.toml) makes each row a fresh choice anyway:
+    # gaps of about two diameters, rows close enough that a ball meets the
+    # peg under its gap, and a stream thin and bouncy enough not to pack
+    sim, _, _ = galton
+    p, r = _galton_balls(sim)
+    in_bins = _in_galton_bins(sim)
+    if in_bins.sum() < 0.97 * len(p):
+        pytest.fail(f"only {in_bins.sum()} of {len(p)} balls reached the bins: no distribution to test")
+    stat, dof, pvalue, observed, expected = chi_square_against_normal(p[in_bins, 0], GALTON_BINS)
+    assert pvalue > 0.01, (f"chi-square {stat:.1f} on {dof} dof, p = {pvalue:.2g}: observed "
+                           f"{observed.astype(int).tolist()}, expected {expected.round(1).tolist()}")
+
+
+@pytest.fixture(scope="module")
+def rain():
+    # a fifth of its 3,000 drops: the same roofs and pool, in a time a test
+    # can take (the whole scene's heap costs minutes to settle: BENCHMARKS.md)
+    return _run("rain", 30.0, balls=600)
+
+
+def test_no_drop_rests_on_the_rain_roofs(rain):
+    # the three tilted roofs (15-16 degrees, no lips) hold no drop after 30 s:
+    # none lies on a roof's upper face (centre over the segment, within three
+    # radii of it: a heap's lowest layers) having moved less than its radius
+    # over the last second; the drops lie on the floor
+    sim, before, worst = rain
+    p, r = sim.positions, sim.radii
+    moved = np.hypot(*(p - before).T)
+    assert len(sim.walls) == 3
+    for seg in sim.walls:
+        gap, u, upper = _segment_gaps(p, r, seg)
+        on_roof = upper & (u > 0.0) & (u < 1.0) & (gap < 2.0 * r) & (moved < r)
+        assert not on_roof.any(), f"{on_roof.sum()} drops rest on the roof {seg.tolist()}"
+    # and every drop is in the heaps on the floor, below the lowest roof
+    low = sim.walls[:, [1, 3]].min()
+    assert np.all(p[:, 1] < low), f"{np.sum(p[:, 1] >= low)} drops above the lowest roof's lowest point"
+
+
+# -- the hourglass -----------------------------------------------------------------------
+
+HOURGLASS_NECK = (624.0, 656.0, 360.0)  # configs/hourglass.toml: the neck's two ends, x0, x1 and y
+HOURGLASS_TEST_BALLS = 600
+
+
+@pytest.fixture(scope="module")
+def hourglass():
+    """The shipped hourglass: (times, balls above the neck) every 0.25 s until
+    the upper bulb has been empty for 1 s, the count has not changed for 5 s
+    (a jam), or 60 s; and the simulation."""
+    # 600 of its 2,000 grains: the same bulbs and neck in a time a test can
+    # take (the whole scene costs about 10 s a simulated second while it
+    # pours, on this machine: a benchmark's business, not a test's)
+    sim = abound.Simulation.from_config("hourglass", backend="fast", balls=HOURGLASS_TEST_BALLS)
+    neck_y = HOURGLASS_NECK[2]
+    times, upper = [0.0], [int(np.sum(sim.positions[:, 1] > neck_y))]
+    worst = 0.0
+    while sim.time < 60.0:
+        for _ in range(15):  # 0.25 s in steps of the scene's dt
+            sim.step()
+        worst = max(worst, sim.max_overlap())
+        times.append(sim.time)
+        upper.append(int(np.sum(sim.positions[:, 1] > neck_y)))
+        if len(upper) > 4 and max(upper[-5:]) == 0:
+            break
+        if len(upper) > 20 and upper[-1] > 0 and len(set(upper[-21:])) == 1:
+            break
+    return np.array(times), np.array(upper), sim, worst
+
+
+def test_the_hourglass_is_an_hourglass():
+    # the scene the hourglass tests assume: 2,000 balls or more, all above a
+    # neck 4 to 5 mean diameters wide where two funnels meet; gravity turns it over in the saver
+    sim = abound.Simulation.from_config("hourglass", backend="fast")
+    x0, x1, y = HOURGLASS_NECK
+    ends = {tuple(w) for w in sim.walls[:, :2]} | {tuple(w) for w in sim.walls[:, 2:]}
+    assert (x0, y) in ends and (x1, y) in ends
+    assert len(sim.radii) >= 2000 and np.all(sim.positions[:, 1] > y)
+    assert 4.0 <= (x1 - x0) / (2.0 * sim.radii.mean()) <= 5.0
+    assert sim.scene["saver"]["liven"] == "gravity"
+
+
+def _steady_window(times, upper):
+    """The drain between 85% and 15% of the balls left above the neck."""
+    n = upper[0]
+    window = (upper <= 0.85 * n) & (upper >= 0.15 * n)
+    return window, n
+
+
+def test_the_hourglass_drains_at_a_steady_rate(hourglass):
+    # Beverloo: the flow through an orifice does not depend on the height of
+    # grains above it (the arch over the orifice screens their weight), so the
+    # count above the neck falls linearly in time: between 85% and 15% left,
+    # a straight line fits it within 5% of the balls, the first and the second
+    # half of that stretch drain at rates within a factor 1.5, and the rate is
+    # of the order of Beverloo's n sqrt(g) W^(3/2) (n balls per px^2 in a
+    # packing of area fraction 0.82, W the neck's width): within a factor 4
+    times, upper, sim, worst = hourglass
+    window, n = _steady_window(times, upper)
+    assert upper[-1] < 0.15 * n, f"the hourglass jammed: {upper[-1]} of {n} balls above the neck at {times[-1]:.2f} s"
+    t, c = times[window], upper[window].astype(float)
+    assert len(t) >= 8, f"the drain from 85% to 15% took {len(t) * 0.25:.2f} s: too short to judge"
+    rate, offset = np.polyfit(t, c, 1)
+    rate = -rate
+    misfit = np.max(np.abs(c - (offset - rate * t)))
+    assert misfit <= 0.05 * n, f"the count above the neck is {misfit:.0f} balls off a straight line"
+    half = len(t) // 2
+    first, second = (-np.polyfit(t[s], c[s], 1)[0] for s in (slice(0, half), slice(half, None)))
+    assert 1 / 1.5 <= second / first <= 1.5, f"rate {first:.0f}/s then {second:.0f}/s"
+    width = HOURGLASS_NECK[1] - HOURGLASS_NECK[0]
+    density = 0.82 / (math.pi * np.mean(sim.radii ** 2))
+    beverloo = density * math.sqrt(G) * width ** 1.5
+    assert beverloo / 4 <= rate <= 4 * beverloo, f"{rate:.0f} balls/s through the neck, Beverloo ~ {beverloo:.0f}"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "issue 23, open: where balls pour in crowds the contact solve, not converged, leaves overlaps "
+    "above the bound of 1e-3 r (measured: the Galton board 1.5e-3 r, rain "
+    "1.2e-2 r, the hourglass 5e-2 r)"))
+@pytest.mark.parametrize("scene", ["galton", "rain", "hourglass"])
+def test_dense_pours_stay_within_the_contact_overlap_bound(scene, request):
+    # the largest overlap seen every 0.25 s of each pour
+    worst = request.getfixturevalue(scene)[-1]
+    assert worst <= CLUSTER_OVERLAP, f"overlap {worst:.2g} r"
+
+
+def test_a_clump_sliding_on_a_slope_stays_within_the_contact_overlap_bound():
+    # the clump of the slope test, checked after every step of its slide
+    sim, top, t, end = _clump_on_a_slope(50, 20.0)
+    for _ in _slide(sim, top, t):
+        assert sim.max_overlap() <= CLUSTER_OVERLAP, f"overlap {sim.max_overlap():.2g} r at {sim.time:.2f} s"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "issue 23, open: a row of grains falls asleep as an island on the upper funnel while sand "
+    "holds it, and stays there when that sand drains: waking reaches the sleepers within 1e-3 r "
+    "above a waking ball, an island sleeps joined by gaps up to 0.05 r (widening the wake to "
+    "0.05 r emptied the hourglass but kept plain piles from falling asleep)"))
+def test_the_hourglass_empties(hourglass):
+    # at the steady rate Q the last 15% would take 0.15 N / Q; as the upper
+    # funnel empties the flow thins, so allow three times that: by then no
+    # ball is left above the neck, and none comes back up through it
+    times, upper, sim, _ = hourglass
+    window, n = _steady_window(times, upper)
+    assert upper[-1] < 0.15 * n, f"the hourglass jammed: {upper[-1]} of {n} balls above the neck at {times[-1]:.2f} s"
+    t, c = times[window], upper[window].astype(float)
+    rate = -np.polyfit(t, c, 1)[0]
+    t15 = t[-1]
+    bound = t15 + 3.0 * 0.15 * n / rate
+    empty = np.flatnonzero(upper == 0)
+    assert len(empty), f"{upper[-1]} balls still above the neck at {times[-1]:.2f} s (bound {bound:.2f} s)"
+    assert times[empty[0]] <= bound, f"emptied at {times[empty[0]]:.2f} s, bound {bound:.2f} s"
+    assert np.all(upper[empty[0]:] == 0), "balls came back above the neck"
+
+
+# -- stacks that hold themselves ---------------------------------------------------------
+
+def _no_creep(sim, r, settle=10.0, watch=60):
+    """Settle for `settle` s, then watch `watch` s: no ball moves more than
+    1e-3 r and no overlap exceeds 1e-3 r (checked every second)."""
+    for _ in range(int(round(settle * 60))):
+        sim.step(1 / 60)
+    settled = sim.positions.copy()
+    assert sim.max_overlap() <= CLUSTER_OVERLAP
+    for _ in range(watch):
+        for _ in range(60):
+            sim.step(1 / 60)
+        assert sim.max_overlap() <= CLUSTER_OVERLAP
+    moved = np.hypot(*(sim.positions - settled).T)
+    assert moved.max() <= 1e-3 * r, f"a ball crept {moved.max() / r:.2g} r in {watch} s"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_pyramid_on_the_floor_stays_put(backend):
+    # a pyramid of touching balls on the floor of a box: each ball in the
+    # hollow of two below it, the bottom row exactly between the box's sides
+    r, rows = 5.0, 10
+    sim = abound.Simulation(rows * 2 * r, 400, gravity=(0.0, -G), backend=backend, contact_clusters=True)
+    pts = [(r + 2 * r * k + r * row, r + row * r * math.sqrt(3.0)) for row in range(rows) for k in range(rows - row)]
+    sim.add_balls(np.array(pts) * [1.0, 1.0 + 1e-9] + [0.0, 1e-9], radius=r, restitution=0.5)
+    _no_creep(sim, r, settle=1.0)
+
+
+def _drop(sim, count, lo, hi, r, seed, inside=lambda p: True):
+    rng = np.random.default_rng(seed)
+    placed = []
+    while len(placed) < count:
+        p = rng.uniform(lo, hi)
+        if inside(p) and all(np.hypot(*(p - q)) > 2 * r + 0.5 for q in placed):
+            placed.append(p)
+    sim.add_balls(np.array(placed), radius=r, restitution=0.5)
+
+
+def test_a_pile_in_a_box_corner_stays_put():
+    # gravity turned 45 degrees into the box's lower left corner (as the
+    # saver's liven "gravity" turns it): the corner is a right-angled cup, and
+    # 80 balls dropped into it settle into a heap held by the two sides
+    r = 5.0
+    sim = abound.Simulation(300, 300, gravity=(-G / math.sqrt(2.0), -G / math.sqrt(2.0)), backend="fast", contact_clusters=True)
+    _drop(sim, 80, [r, r], [200.0, 200.0], r, seed=2)
+    _no_creep(sim, r)
+
+
+def test_balls_in_a_v_shaped_cup_stay_put():
+    # 40 balls dropped into a V of two 45 degree segments settle at its bottom
+    r = 5.0
+    sim = abound.Simulation(400, 400, gravity=(0.0, -G), backend="fast", contact_clusters=True)
+    sim.add_wall(100.0, 250.0, 200.0, 150.0, restitution=0.5)
+    sim.add_wall(200.0, 150.0, 300.0, 250.0, restitution=0.5)
+    # inside the V: above both faces by more than r (y - 150 > |x - 200| + r sqrt 2)
+    _drop(sim, 40, [130.0, 170.0], [270.0, 390.0], r, seed=4,
+          inside=lambda p: p[1] - 150.0 > abs(p[0] - 200.0) + r * math.sqrt(2.0) + 0.5)
+    _no_creep(sim, r)
