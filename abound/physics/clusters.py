@@ -55,7 +55,7 @@ from .constants import (
     CLUSTER, CLUSTER_REACH, CLUSTER_SLOP, EV_TICK, FROZEN, ISLAND_SLEEP_TIME, LEAVE_GAP,
     P_CLUSTERS, P_GX, P_GY, P_REST_SPEED, SLEEP_TOUCH_CLUSTER, TICK,
 )
-from .contact_solver import TARGET_GAP, normal_speed, solve_impulses, speculative_min_speed
+from .contact_solver import TARGET_GAP, normal_speed, project_one, solve_impulses, speculative_min_speed
 from .motion import is_fixed, motion_at, set_free, sync
 from .grid import _cell_span, grid_cell_balls
 from .queue import heap_push
@@ -543,7 +543,9 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, held):
     rmin = Q[11][0]
     met = k < len(ci)
     if met:
-        solve_impulses(vel, B[5], Q[3], k, SOLVER_TOL * rmin / h)
+        # one ball against fixed bounds: the exact nearest velocity
+        # (contact_solver.project_one), not an iterative solve
+        vel[i, 0], vel[i, 1], met = project_one(vx, vy, cn, v_min, k, SOLVER_TOL * rmin / h)
         for c in range(k):
             met = met and v_min[c] - normal_speed(vel, Q[3], c) <= UNMET * rmin / h
         met = met and math.sqrt(vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1]) * h <= 0.5 * CLUSTER_REACH * rmin

@@ -132,3 +132,57 @@ def solve_impulses(vel, inv_mass, C, nc, tol):
         if biggest <= tol:
             return sweep + 1
     return -1
+
+
+@kernel
+def _meets(vx, vy, cn, v_min, k, slack):
+    """Whether velocity (vx, vy) px/s meets every bound cn[c].v >= v_min[c] - slack."""
+    for c in range(k):
+        if cn[c, 0] * vx + cn[c, 1] * vy < v_min[c] - slack:
+            return False
+    return True
+
+
+@kernel
+def project_one(vx, vy, cn, v_min, k, slack):
+    """The velocity nearest (vx, vy) px/s that meets k bounds n_c.v >= v_min[c]
+    on one ball against things that do not give way (cn (>=k, 2) unit
+    normals into the ball, v_min (>=k,) px/s), exactly: returns
+    (vx', vy', True), or (vx, vy, False) where no velocity meets them all
+    (the ball is wedged). slack px/s: what a bound may miss by in round-off.
+
+    One ball's bounds are half-planes of its velocity, and the nearest point
+    of their intersection is the point itself, or its projection on one
+    bound's line, or the corner of two lines: the nearest of those
+    candidates that meets every bound is the answer (the minimum of a
+    convex problem lies on the fewest active bounds that hold it). Exact in
+    O(k^3) for the handful of contacts one ball has, where Gauss-Seidel on
+    two nearly parallel bounds (a ball in a narrow wedge) takes thousands of
+    sweeps and may not converge at all."""
+    if _meets(vx, vy, cn, v_min, k, slack):
+        return vx, vy, True
+    best, bx, by, found = 0.0, vx, vy, False
+    for a in range(k):  # on one bound's line
+        ax, ay = cn[a, 0], cn[a, 1]
+        s = v_min[a] - (ax * vx + ay * vy)
+        if s <= 0.0:
+            continue  # (met already: its line is not the nearest point)
+        px, py = vx + s * ax, vy + s * ay
+        d2 = s * s
+        if (not found or d2 < best) and _meets(px, py, cn, v_min, k, slack):
+            best, bx, by, found = d2, px, py, True
+    for a in range(k):  # at the corner of two lines
+        for b in range(a + 1, k):
+            ax, ay, bxn, byn = cn[a, 0], cn[a, 1], cn[b, 0], cn[b, 1]
+            det = ax * byn - ay * bxn
+            if abs(det) < 1e-12:
+                continue  # parallel: no corner
+            px = (v_min[a] * byn - ay * v_min[b]) / det
+            py = (ax * v_min[b] - v_min[a] * bxn) / det
+            dx, dy = px - vx, py - vy
+            d2 = dx * dx + dy * dy
+            if (not found or d2 < best) and _meets(px, py, cn, v_min, k, slack):
+                best, bx, by, found = d2, px, py, True
+    if not found:
+        return vx, vy, False
+    return bx, by, True
