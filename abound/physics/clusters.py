@@ -299,6 +299,22 @@ def _list_walls(B, W, Q, i, h):
 
 
 @kernel
+def _within_reach(B, px, py, r, j, t):
+    """Ball j at time t seen from a ball of radius r px centred at (px, py):
+    (gap px, the unit normal from j to it, j's velocity px/s, the smaller
+    radius px); an infinite gap where j lies beyond CLUSTER_REACH x the
+    smaller radius or on the centre (no normal)."""
+    pjx, pjy, vjx, vjy, ajx, ajy = motion_at(B, j, t)
+    dx, dy = px - pjx, py - pjy
+    d = math.sqrt(dx * dx + dy * dy)
+    small = min(r, B[4][j])
+    gap = d - r - B[4][j]
+    if d == 0.0 or gap > CLUSTER_REACH * small:
+        return math.inf, 0.0, 0.0, vjx, vjy, small
+    return gap, dx / d, dy / d, vjx, vjy, small
+
+
+@kernel
 def _list_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand):
     """List ball i's contacts with other balls within reach; moving balls
     not yet listed that touch it slowly (or close to touching within h)
@@ -313,14 +329,9 @@ def _list_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand):
         j = cand[q]
         if rank[j] >= 0 and rank[j] < rank[i]:
             continue  # listed from j's side
-        pjx, pjy, vjx, vjy, ajx, ajy = motion_at(B, j, t)
-        dx, dy = pos[i, 0] - pjx, pos[i, 1] - pjy
-        d = math.sqrt(dx * dx + dy * dy)
-        small = min(r, radius[j])
-        gap = d - r - radius[j]
-        if d == 0.0 or gap > CLUSTER_REACH * small:
+        gap, nx, ny, vjx, vjy, small = _within_reach(B, pos[i, 0], pos[i, 1], r, j, t)
+        if gap == math.inf:
             continue
-        nx, ny = dx / d, dy / d
         fixed = is_fixed(mode[j])
         vn = (vel[i, 0] - vjx) * nx + (vel[i, 1] - vjy) * ny
         if not fixed and rank[j] < 0:
@@ -531,14 +542,9 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, held):
         j = cand[q]
         if not (is_fixed(mode[j]) or mode[j] == CLUSTER) or k >= len(ci):
             continue  # (a free neighbour's contact is the events')
-        pjx, pjy, vjx, vjy, ajx, ajy = motion_at(B, j, t)
-        dx, dy = px - pjx, py - pjy
-        d = math.sqrt(dx * dx + dy * dy)
-        small = min(r, radius[j])
-        gap = d - r - radius[j]
-        if d == 0.0 or gap > CLUSTER_REACH * small:
+        gap, nx, ny, vjx, vjy, small = _within_reach(B, px, py, r, j, t)
+        if gap == math.inf:
             continue
-        nx, ny = dx / d, dy / d
         k = _add_fixed(Q, k, i, nx, ny, gap, vjx * nx + vjy * ny, h, TARGET_GAP * small)
     rmin = Q[11][0]
     met = k < len(ci)
