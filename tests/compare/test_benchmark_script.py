@@ -43,7 +43,7 @@ def test_tiny_run_writes_every_table(bench, tmp_path):
             assert c["ratio"] == pytest.approx(np.median(turns))
     text = out.read_text()
     for label in ("## abound and pymunk, side by side", "| hot gas | 40 |", "| settled pile | 40 |",
-                  "| Galton board | 40 (427 pegs) |", "| hourglass | 2,000 |", "## Scaling", "## Targets (issue 3)", "Quick run"):
+                  "| Galton board | 40 (427 pegs) |", "| hourglass | 2,000 |", "## Scaling", "## Targets (issues 3 and 23)", "Quick run"):
         assert label in text
     # the report is a function of the saved numbers alone
     again = tmp_path / "again.md"
