@@ -20,8 +20,14 @@ END = "<!-- end of keys -->"
 BLOCK = re.compile(re.escape(BEGIN).replace(r"\{label\}", r"(?P<label>\S+)") + r"\n.*?" + re.escape(END), re.S)
 
 
-def _label(section):
+def label(section):
+    """How the scene file writes a section: [world], [[spawn]]."""
     return f"[{section}]" if section in schema.TABLES else f"[[{section}]]"
+
+
+def spec(section):
+    """The schema's key -> entry table of a section."""
+    return schema.TABLES.get(section) or schema.ARRAYS[section]
 
 
 def _default(entry):
@@ -42,9 +48,8 @@ def _default(entry):
 def table(section):
     """The Markdown table of one section's keys; consecutive keys alike in
     type, default and meaning share a row (`x`, `y`)."""
-    spec = schema.TABLES.get(section) or schema.ARRAYS[section]
     rows = []
-    for key, entry in spec.items():
+    for key, entry in spec(section).items():
         cells = (entry[0].doc, _default(entry), entry[2])
         if rows and rows[-1][1] == cells:
             rows[-1][0].append(key)
@@ -58,18 +63,18 @@ def table(section):
 
 
 def block(section):
-    return "\n".join([BEGIN.format(label=_label(section)), table(section), END])
+    return "\n".join([BEGIN.format(label=label(section)), table(section), END])
 
 
 def rewrite(text):
     """text with every marked table written again from the schema."""
-    by_label = {_label(s): s for s in schema.SECTIONS}
+    bylabel = {label(s): s for s in schema.SECTIONS}
 
     def one(match):
         label = match.group("label")
-        if label not in by_label:
+        if label not in bylabel:
             raise ValueError(f"no section {label} in the schema")
-        return block(by_label[label])
+        return block(bylabel[label])
     return BLOCK.sub(one, text)
 
 
@@ -83,9 +88,9 @@ def main(argv=None):
     path = Path(paths[0])
     text = path.read_text(encoding="utf-8")
     new = rewrite(text)
-    missing = [s for s in schema.SECTIONS if BEGIN.format(label=_label(s)) not in text]
+    missing = [s for s in schema.SECTIONS if BEGIN.format(label=label(s)) not in text]
     if missing:
-        print(f"{path}: no marked table for {', '.join(map(_label, missing))}", file=sys.stderr)
+        print(f"{path}: no marked table for {', '.join(map(label, missing))}", file=sys.stderr)
         return 1
     if check:
         if new != text:

@@ -25,17 +25,14 @@ def test_the_doc_has_the_schemas_tables():
     text = DOC.read_text(encoding="utf-8")
     assert reference.rewrite(text) == text, "python -m abound.scene.reference docs/scenes.md"
     for section in schema.SECTIONS:  # every section has its table, every key its row
-        label = f"[{section}]" if section in schema.TABLES else f"[[{section}]]"
-        block = text.split(reference.BEGIN.format(label=label), 1)[1].split(reference.END, 1)[0]
-        spec = schema.TABLES.get(section) or schema.ARRAYS[section]
+        block = text.split(reference.BEGIN.format(label=reference.label(section)), 1)[1].split(reference.END, 1)[0]
         assert set(re.findall(r"`(\w+)`", " ".join(row.split("|")[1] for row in block.strip().splitlines()[2:]))) \
-            == set(spec)
+            == set(reference.spec(section))
 
 
 def _entries():
     for section in schema.SECTIONS:
-        spec = schema.TABLES.get(section) or schema.ARRAYS[section]
-        for key, entry in spec.items():
+        for key, entry in reference.spec(section).items():
             yield section, key, entry[0].doc
 
 
