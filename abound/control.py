@@ -14,6 +14,13 @@ Kinds: ``pause`` (paused), ``step``, ``gravity`` (g), ``reset``,
 ``backend`` (name), ``ball_toi`` (name), ``add`` (x, y, vx, vy, radius),
 ``remove`` (the last ball), ``fling`` (x, y, vx, vy: world start point and
 velocity), ``pin`` (ball, pinned), ``resize`` (width, height). GL-free.
+
+Steps may also run on a worker thread (:meth:`Controller.advance_in_background`)
+while the window draws the frame before them from a :class:`abound.snapshot.Snapshot`
+(the compiled engine releases the GIL). Everything that reads or changes the
+simulation through the controller (``sim``, :meth:`Controller.apply`) first
+waits for those steps, so an input never lands in the middle of a step and
+the order of steps and actions is the one a serial loop would have.
 """
 import hashlib
 import math
@@ -61,29 +68,94 @@ class Controller:
     """
 
     def __init__(self, sim, recorder=None):
-        self.sim = sim
+        self._sim = sim
+        self._pending = None  # the Future of steps running on the worker thread
+        self._worker = None   # an abound.worker.Worker, made on first use
         self.template = clone(sim)
         self.paused = False
-        self.steps = 0
+        self._steps = 0
         self.epoch = 0
-        self.contacts = 0  # contacts resolved by the last advance
+        self.changes = 0  # actions applied so far (a snapshot older than the last one is stale)
+        self._contacts = 0  # contacts resolved by the last advance
         self.recorder = recorder
         self.energy0 = sim.energy()
         self._rng = np.random.default_rng(12345)
 
+    @property
+    def sim(self):
+        """The Simulation (after the steps running in the background, if any)."""
+        self.wait()
+        return self._sim
+
+    @sim.setter
+    def sim(self, sim):
+        self.wait()
+        self._sim = sim
+
+    @property
+    def steps(self):
+        """Steps taken through the controller (after those running in the background)."""
+        self.wait()
+        return self._steps
+
+    @property
+    def contacts(self):
+        """Contacts resolved by the last advance (after those running in the background)."""
+        self.wait()
+        return self._contacts
+
     # -- time ------------------------------------------------------------------------
     def advance(self, steps):
         """Take ``steps`` physics steps of the scene's dt (whether paused or not)."""
+        sim = self.sim
         contacts = 0
         for _ in range(steps):
-            contacts += self.sim.step().contacts
-        self.steps += steps
-        self.contacts = contacts
+            contacts += sim.step().contacts
+        self._steps += steps
+        self._contacts = contacts
+
+    def advance_in_background(self, run, steps):
+        """Start ``run(steps)`` (a function taking the steps through :meth:`advance`)
+        on the worker thread and return at once; reading ``sim`` waits for it."""
+        self.wait()
+        if self._worker is None:
+            from abound.worker import Worker
+            self._worker = Worker()
+        self._pending = self._worker.submit(run, steps)
+
+    @property
+    def busy(self):
+        """Whether steps are running on the worker thread now."""
+        return self._pending is not None and not self._pending.done()
+
+    def wait(self):
+        """Wait for the background steps (their exception, if one was raised, is raised here).
+        The worker itself never waits: it is the one running them."""
+        pending = self._pending
+        if pending is None or self._worker.here():
+            return
+        self._pending = None
+        pending.result()
+
+    def snapshot(self):
+        """A drawable copy of the state now (:class:`abound.snapshot.Snapshot`)."""
+        from abound.snapshot import Snapshot
+        return Snapshot(self.sim, self.steps, self.changes)
+
+    def close(self):
+        """Wait for the background steps and let the worker thread go."""
+        try:
+            self.wait()
+        finally:
+            if self._worker is not None:
+                self._worker.close()
+                self._worker = None
 
     # -- the one place inputs take effect ----------------------------------------------
     def apply(self, action):
         """Apply one action (a dict, see the module doc); the recorder hears of it first."""
         kind = action["do"]
+        self.changes += 1
         if self.recorder is not None:
             self.recorder.action(self.steps, action)
         sim = self.sim

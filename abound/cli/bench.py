@@ -8,7 +8,8 @@ largest overlap (``Simulation.max_overlap()``, a fraction of the radius) and
 the balls whose centre left the box.
 
 ``--render`` hands over to the renderer's benchmark (``abound.render.bench``,
-``--compare shapes`` there) and ``--compare pymunk`` to ``abound.compare.bench``;
+``--compare shapes`` there), ``--frames-loop`` to the demo's whole frame loop
+(``abound.cli.loop_bench``, ``--compare serial`` there) and ``--compare pymunk`` to ``abound.compare.bench``;
 both are imported only then.
 """
 import importlib
@@ -43,9 +44,13 @@ def add_arguments(parser):
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.add_argument("--render", action="store_true",
                         help="benchmark the renderer instead (abound.render.bench; needs OpenGL)")
-    parser.add_argument("--compare", choices=("pymunk", "shapes"),
+    parser.add_argument("--frames-loop", action="store_true", dest="frames_loop",
+                        help="time the demo's whole frame loop (physics beside drawing) headless at --size "
+                             "(default 1280x720; abound.cli.loop_bench; needs OpenGL)")
+    parser.add_argument("--compare", choices=("pymunk", "shapes", "serial"),
                         help="pymunk: run the same scene in pymunk too (pip install 'abound[compare]'); "
-                             "shapes (with --render): draw with pyglet.shapes too")
+                             "shapes (with --render): draw with pyglet.shapes too; "
+                             "serial (with --frames-loop): the serial frame loop too, taking turns")
     parser.add_argument("--pymunk-walls", choices=("thick", "thin"), default="thick", dest="pymunk_walls",
                         help="with --compare pymunk: box walls of 100 px thick segments (default) "
                              "or thin ones on the box sides")
@@ -104,6 +109,12 @@ def run(args):
     if args.compare == "shapes" and not args.render:
         print("abound: error: --compare shapes compares renderers: it needs --render", file=sys.stderr)
         return 2
+    if args.compare == "serial" and not args.frames_loop:
+        print("abound: error: --compare serial compares frame loops: it needs --frames-loop", file=sys.stderr)
+        return 2
+    if args.frames_loop:
+        target = _delegate("abound.cli.loop_bench", "the frame-loop benchmark (--frames-loop)")
+        return 2 if target is None else target(args)
     if args.render:
         target = _delegate("abound.render.bench", "the render benchmark (--render)")
         return 2 if target is None else target(args)

@@ -1,9 +1,16 @@
 """``abound demo [SCENE]``: a resizable window running a scene, with keyboard and mouse controls.
 
 The physics takes fixed steps of the scene's dt, decoupled from the drawing
-rate: each frame runs as many steps as the elapsed time calls for, at most
-``MAX_STEPS_PER_FRAME`` (a slow machine slows the simulation down instead of
-spiralling). A scene with walls, pegs or explicit balls is a fixed picture
+rate: each frame runs as many steps as the elapsed time calls for, no more
+than fit into the frame (:mod:`abound.pacing`: a machine too slow for real
+time shows slow motion, and the HUD says how slow). The steps run on a worker
+thread while the main thread draws the frame before them from a snapshot
+(``pipelined``); recording a replay or a video, and replaying, run them
+before the drawing instead, so each drawn frame is the state the log or the
+video holds. Frames are drawn straight into the window, or, where the exact
+frame is wanted (recording, screenshots, headless runs and their tests),
+into an offscreen framebuffer copied to the window, bit-identical to the
+frame ``abound capture`` draws of the same state. A scene with walls, pegs or explicit balls is a fixed picture
 (:func:`abound.scene.fixed_picture`): the window shows it scaled to fit,
 centred, aspect kept (the renderer's transform, the one ``abound capture``
 uses), whatever the window's size or fullscreen. A scene of only random
@@ -34,8 +41,7 @@ import numpy as np
 from abound.control import BACKENDS, GRAVITY_FACTOR, TILT_DEGREES, Controller
 from abound.cli.args import count, image_size
 from abound.cli.outputs import VIDEO, VideoWriter, add_force, check_file, finish_video
-
-MAX_STEPS_PER_FRAME = 4
+from abound.pacing import MAX_STEPS_PER_FRAME, Pacer
 FLING_GAIN = 4.0       # velocity (px/s) per pixel of drag
 
 # the controls, as ``abound demo --help`` lists them (docs/demo.md's table says the same, in more words)
@@ -114,11 +120,15 @@ class DemoApp:
     box_follows_window: whether resizing the window resizes the box (default:
     unless the scene is a fixed picture, see the module doc); otherwise the
     box keeps its size and the picture is scaled to fit the window.
+    pipelined: step on a worker thread beside the drawing (default: unless
+    recording, replaying or writing a video). exact: draw through the
+    offscreen framebuffer (default: when headless, recording or writing a
+    video). interval: the display's frame interval (s), the pacing's budget.
     """
 
     def __init__(self, sim=None, size=None, *, headless=None, visible=True, vsync=True, frames=None,
                  record=None, source=None, video=None, replay=None, screenshot_dir=".", window=None,
-                 box_follows_window=None):
+                 box_follows_window=None, pipelined=None, exact=None, interval=1.0 / 60.0):
         from abound.cli.display import require_display
         from abound.render.context import make_window
         from abound.render.style import RenderStyle
@@ -154,9 +164,17 @@ class DemoApp:
         self._running = False
         self.frames = 0
         self.screenshot_dir = screenshot_dir
-        self.accumulator = 0.0
+        recording = bool(record or video or replay is not None)
+        self.pipelined = not recording if pipelined is None else bool(pipelined)
+        self.exact = (recording or self.headless) if exact is None else bool(exact)
+        self.pacer = Pacer(sim.dt, interval, overlapped=self.pipelined)
+        # threads of a step (Simulation.threads): fewer beside the drawing (abound/worker.py)
+        from abound.worker import step_threads_beside_drawing
+        self.step_threads = step_threads_beside_drawing() if self.pipelined else None
+        self.after_steps = None  # called as after_steps(sim, steps) where the steps ran (the saver's)
+        self._shown = None  # the Snapshot drawn while the worker steps on
         self.drag = None  # (x0, y0, x, y) window pixels while left-dragging
-        self.stats = {"fps": 0.0, "physics_ms": 0.0, "render_ms": 0.0, "contacts": 0}
+        self.stats = {"fps": 0.0, "physics_ms": 0.0, "render_ms": 0.0, "contacts": 0, "steps": 0}
         self._rate = FrameRate()
         self._epoch = self.control.epoch  # the controller's epoch the trails belong to
         self._hud = pyglet.text.Label("", x=8, y=h - 8, anchor_y="top", multiline=True, width=520,
@@ -191,35 +209,60 @@ class DemoApp:
         return self.control.paused
 
     # -- simulation clock --------------------------------------------------------------
+    @property
+    def accumulator(self):
+        """Wall-clock seconds not yet simulated (the pacer's)."""
+        return self.pacer.accumulator
+
     def tick(self, elapsed):
-        """Advance the physics by ``elapsed`` seconds of real time in fixed steps (capped);
-        none once quitting (a step no frame shows would be missing from a replay log)."""
+        """Advance the physics by ``elapsed`` seconds of real time in fixed steps, as many as
+        fit into a frame (abound/pacing.py); returns how many. Pipelined, they run on the
+        worker thread and this returns at once, the frame drawn meanwhile showing the state
+        before them. None once quitting (a step no frame shows would be missing from a
+        replay log)."""
         if self.paused or self.replay is not None or self.closing:
             return 0
-        dt = self.sim.dt
-        self.accumulator += elapsed
-        steps = int(self.accumulator / dt + 1e-9)
-        if steps > MAX_STEPS_PER_FRAME:
-            steps = MAX_STEPS_PER_FRAME
-            self.accumulator = 0.0  # drop the backlog: slow down rather than spiral
+        steps = self.pacer.steps(elapsed)
+        if steps <= 0:
+            return 0
+        if self.pipelined:
+            self._shown = self.control.snapshot()  # (waits for the steps before)
+            self.control.advance_in_background(self._run_steps, steps)
         else:
-            self.accumulator -= steps * dt
-        self._run_steps(steps)
+            self._run_steps(steps)
         return steps
 
     def _run_steps(self, steps):
+        """Take the steps (on the worker thread when pipelined) and time them."""
         if steps <= 0:
             return
         if self.warmup is not None:  # the fast engine compiles meanwhile (abound/warmup.py)
             steps = self._warm_steps(steps)
             if steps <= 0:
                 return
+        if self.step_threads:
+            self.control.sim.threads = self.step_threads  # (a reset or the saver may bring a new sim)
         t0 = time.perf_counter()
         self.control.advance(steps)
-        if self.warmup is not None and self.sim.backend == "reference":
-            self.warmup.took((time.perf_counter() - t0) / steps)
-        self.stats["physics_ms"] = (time.perf_counter() - t0) * 1000.0
+        took = time.perf_counter() - t0
+        if self.warmup is not None and self.control.sim.backend == "reference":
+            self.warmup.took(took / steps)
+        self.pacer.took_steps(steps, took)
+        self.stats["physics_ms"] = took * 1000.0
+        self.stats["steps"] = steps
         self.stats["contacts"] = self.control.contacts
+        if self.after_steps is not None:
+            self.after_steps(self.control.sim, steps)
+
+    def shown(self):
+        """What a frame draws now. Pipelined: the snapshot taken as the last batch of steps
+        started, whether or not the worker has finished it (so which state a frame shows
+        does not depend on the threads' timing), unless an input has changed the state
+        since; then, and serial, the simulation itself."""
+        snap = self._shown
+        if snap is not None and snap.changes == self.control.changes:
+            return snap
+        return self.sim
 
     def _warm_steps(self, steps):
         """While the fast engine compiles: switch to it between two steps once it is ready
@@ -240,23 +283,28 @@ class DemoApp:
         return warm.steps(self.sim, steps)
 
     # -- drawing -----------------------------------------------------------------------
-    def draw(self):
-        """Draw the current state into the window's back buffer."""
+    def draw(self, state=None, exact=None):
+        """Draw a frame of ``state`` (default :meth:`shown`) into the window's back buffer,
+        through the offscreen framebuffer when ``exact`` (default: the app's)."""
         t0 = time.perf_counter()
+        state = self.shown() if state is None else state
         fw, fh = self.window.get_framebuffer_size()
-        self._blit(fw, fh)
+        self._draw_balls(state, fw, fh, self.exact if exact is None else exact)
         if self.drag is not None:
             x0, y0, x1, y1 = self.drag
             line = self.pyglet.shapes.Line(x0, y0, x1, y1, thickness=2, color=(255, 255, 255, 200))
             line.draw()
         if self.show_hud:
-            self._draw_hud()
-        self.stats["render_ms"] = (time.perf_counter() - t0) * 1000.0
+            self._draw_hud(state)
+        took = time.perf_counter() - t0
+        self.pacer.took_draw(took)
+        self.stats["render_ms"] = took * 1000.0
 
-    def _blit(self, fw, fh):
-        """Render into an offscreen framebuffer exactly as ``abound capture`` does, then copy it.
+    def _draw_balls(self, state, fw, fh, exact):
+        """Render ``state``: straight into the window, or, ``exact``, into an offscreen
+        framebuffer exactly as ``abound capture`` does, then copied to the window.
 
-        The copy is exact, so a frame of the demo is bit-identical to the
+        The copy is exact, so such a frame of the demo is bit-identical to the
         captured frame of the same state (the window's own framebuffer may
         round differently).
         """
@@ -265,25 +313,38 @@ class DemoApp:
         if self._epoch != self.control.epoch:  # reset or resize: the trails start afresh
             self.renderer.reset_trails()
             self._epoch = self.control.epoch
+        if not exact:
+            self.renderer.draw(state, fw, fh, 0, self.style)
+            return
         if self._target is None or (self._target.width, self._target.height) != (fw, fh):
             if self._target is not None:
                 self._target.delete()
             self._target = Offscreen(fw, fh)
-        self.renderer.draw(self.sim, fw, fh, self._target.fbo.value, self.style)
+        self.renderer.draw(state, fw, fh, self._target.fbo.value, self.style)
         gl.glBindFramebuffer(gl.GL_READ_FRAMEBUFFER, self._target.fbo)
         gl.glBindFramebuffer(gl.GL_DRAW_FRAMEBUFFER, 0)
         gl.glBlitFramebuffer(0, 0, fw, fh, 0, 0, fw, fh, gl.GL_COLOR_BUFFER_BIT, gl.GL_NEAREST)
         gl.glBindFramebuffer(gl.GL_FRAMEBUFFER, 0)
 
-    def hud_text(self):
-        s, sim = self.stats, self.sim
-        e, e0 = sim.energy(), self.control.energy0
+    def hud_text(self, state=None):
+        """The heads-up display's lines about ``state`` (default: what is shown)."""
+        s, state = self.stats, self.shown() if state is None else state
+        e, e0 = state.energy(), self.control.energy0
         drift = (e - e0) / abs(e0) if e0 else 0.0
-        g = sim.gravity
-        return (f"fps {s['fps']:.0f}   physics {s['physics_ms']:.2f} ms   render {s['render_ms']:.2f} ms\n"
-                f"balls {len(sim)}   contacts/frame {s['contacts']}   energy drift {drift:+.2e}\n"
-                f"backend {sim.backend}   ball TOI {sim.ball_toi}   gravity ({g[0]:.0f}, {g[1]:.0f})"
-                f"{'   PAUSED' if self.paused else ''}{self._replay_note()}{self._warm_note()}")
+        g = state.gravity
+        return (f"fps {s['fps']:.0f}   physics {s['physics_ms']:.2f} ms ({s['steps']} step"
+                f"{'' if s['steps'] == 1 else 's'})   render {s['render_ms']:.2f} ms\n"
+                f"balls {len(state)}   contacts/frame {s['contacts']}   energy drift {drift:+.2e}\n"
+                f"backend {state.backend}   ball TOI {state.ball_toi}   gravity ({g[0]:.0f}, {g[1]:.0f})"
+                f"{'   PAUSED' if self.paused else ''}{self._slow_note()}{self._replay_note()}"
+                f"{self._warm_note()}")
+
+    def _slow_note(self):
+        """Says so when the machine cannot keep up and the simulation runs in slow motion."""
+        pacer = self.pacer
+        if self.paused or not pacer.slowed:
+            return ""
+        return f"\nslow motion: {pacer.speed:.2f}x real time (the machine cannot keep up)"
 
     def _warm_note(self):
         from abound.warmup import MESSAGE
@@ -296,8 +357,8 @@ class DemoApp:
         r = self.replay
         return f"\nreplay frame {r.frames}/{r.log.frames}{'   (ended)' if r.done else ''}"
 
-    def _draw_hud(self):
-        self._hud.text = self.hud_text()
+    def _draw_hud(self, state):
+        self._hud.text = self.hud_text(state)
         self._hud.y = self.window.height - 8
         self._hud.draw()
 
@@ -339,7 +400,7 @@ class DemoApp:
         from pathlib import Path
         from PIL import Image
         self.window.switch_to()
-        self.draw()
+        self.draw(self.sim, exact=True)  # the state now (after any steps running in the background)
         frame = self.read_frame()
         if path is None:
             path = Path(self.screenshot_dir) / time.strftime("abound-%Y%m%d-%H%M%S.png")
@@ -388,7 +449,7 @@ class DemoApp:
             return False
         elif symbol == k.SPACE:
             control.toggle_pause()
-            self.accumulator = 0.0
+            self.pacer.reset()
         elif symbol == k.RIGHT and self.paused:
             t0 = time.perf_counter()
             control.single_step()
@@ -426,7 +487,7 @@ class DemoApp:
     def reset(self):
         """Back to the state the demo started with (the box stays the window's size)."""
         self.control.reset()
-        self.accumulator = 0.0
+        self.pacer.reset()
 
     def on_mouse_press(self, x, y, button, modifiers):
         if self.replay is not None:
@@ -497,6 +558,7 @@ class DemoApp:
                 # its frame): draw their frame, so that the log's frames hold every step
                 self._frame()
         finally:
+            self.control.close()
             self._finish_recording()
             self.window.close()
             self.window = None

@@ -217,7 +217,7 @@ class SaverApp:
     def __init__(self, sim, *, screens=None, windowed=False, headless=None, frames=None, fps=60.0,
                  size=None, windows=None, show_fps=False):
         from abound.cli.demo import DemoApp, FrameRate
-        self.sim = sim
+        self._sim = sim  # (until the first window holds it: then the windows' controller's)
         self.live = Liveliness(sim.scene.get("saver") if sim.scene else None)
         self.apps = []
         self.drawers = []  # each window's on_draw
@@ -268,19 +268,29 @@ class SaverApp:
         new = rebuilt(self.sim, size=(w, h))
         if new is not None:
             self.sim = new
-            for a in self.apps:
-                a.sim = new
+
+    @property
+    def sim(self):
+        """The Simulation shown (after the steps running in the background, if any)."""
+        return self.apps[0].sim if self.apps else self._sim
+
+    @sim.setter
+    def sim(self, sim):
+        self._sim = sim
+        for a in self.apps:
+            a.sim = sim
 
     def _attach(self, app, **handlers):
         self.drawers.append(handlers["on_draw"])
         app.window.push_handlers(**handlers)
+        if not self.apps:  # the first window's app steps the physics; the saver livens it after
+            app.after_steps = self._after_steps
         self.apps.append(app)
 
     def _drawer(self, app):
         def on_draw():
             app.window.switch_to()
-            app.sim = self.sim
-            app.draw()
+            app.draw(self.apps[0].shown())  # every screen the same state, the first app's
             if self.show_fps:
                 self._draw_fps(app)
             if app is self.apps[0]:
@@ -302,17 +312,17 @@ class SaverApp:
         label.draw()
 
     def tick(self, elapsed):
-        app = self.apps[0]
-        app.sim = self.sim
-        steps = app.tick(elapsed)
-        if steps:
-            new = self.live.update(app.sim, steps * self.sim.dt)
-            if new is not self.sim:
-                for a in self.apps:
-                    a.sim = new
-                    a.renderer.reset_trails()
-                self.sim = new
-        return steps
+        return self.apps[0].tick(elapsed)
+
+    def _after_steps(self, sim, steps):
+        """After each batch of steps, where they ran (the worker thread, when pipelined):
+        a still scene is livened, and a new Simulation replaces the old in every window."""
+        new = self.live.update(sim, steps * sim.dt)
+        if new is not sim:
+            for a in self.apps:
+                a.sim = new  # (on the worker: its own controller does not wait for itself)
+                a.renderer.reset_trails()
+            self._sim = new
 
     # any input quits
     def on_key_press(self, symbol, modifiers):

@@ -173,3 +173,19 @@ def test_trails_between_frames_are_those_the_demo_would_show():
         expected = bg + trails ** back * (white - bg)
         assert np.all(np.abs(pixel(frames[1], every - back) - expected) <= 2), back
     assert np.all(np.abs(pixel(frames[1], 0) - bg) <= 1)  # where frame 0 drew it: gone
+
+
+def test_frames_stepped_beside_the_drawing_are_the_frames_of_each_state():
+    """Without trails, the next frame's steps run on a worker thread while a frame is drawn
+    (issue 27): the pictures must be those of the states, drawn one at a time after
+    stepping a copy of the scene by hand."""
+    scene = dict(SCENE, render={"trails": 0.0, "shading": True})
+    frames = list(render_frames(scene, frames=5, size=(160, 120), every=4))
+    sim = Simulation.from_config(scene)
+    style = RenderStyle.from_scene(sim.scene)
+    for k, got in enumerate(frames):
+        if k:
+            for _ in range(4):
+                sim.step()
+        assert np.array_equal(got, capture_frame(sim, (160, 120), style)), k
+    assert not np.array_equal(frames[0], frames[-1])

@@ -1,0 +1,193 @@
+"""``abound bench --frames-loop [SCENE] --size WxH``: the demo's real frame loop, timed end to end.
+
+``abound bench`` times the physics alone and ``--render`` the drawing alone;
+a user sees what the two cost together in the demo's (and the saver's) frame
+loop, :class:`abound.cli.demo.DemoApp`, which this runs headless (EGL) at the
+given window size, with no HUD, drawing straight into the window as the demo
+does on a screen. Each frame is ``tick`` (the steps the elapsed time calls
+for, abound/pacing.py), the frame's drawing, ``flip`` and ``glFinish`` (so
+the software rasteriser's work is inside the frame), then, as pyglet's
+``app.run(1/60)`` does, a wait until an interval has passed since the frame
+began (none when the frame took longer: it has missed the display's
+interval). No vsync wait: headless, under Xvfb and on many screensaver setups
+there is none, and with it a frame rate could only take the values 60/k.
+
+Reported per loop: frames per second; the physics' milliseconds per frame
+and per step (timed where the steps run: on the worker thread, pipelined)
+against the physics-only step of the same scene timed in the same run; the
+drawing's milliseconds per frame (main thread: draw, flip, finish); steps per
+frame; the share of frames that missed the display's interval; and the
+simulated time against the wall-clock time (how far the simulation fell
+behind). ``--compare serial`` runs today's serial loop (steps, then drawing)
+and the pipelined one (steps on a worker thread beside the drawing), taking
+turns block by block so both see the same machine load, and prints the ratio
+of their frame rates.
+"""
+import json
+import sys
+import time
+
+from abound.timing import measure, percentile, warm_up
+
+INTERVAL = 1.0 / 60.0   # the display's frame interval (s), the loop's pace
+WARMUP_FRAMES = 30      # untimed frames at the start of each loop
+BLOCK = 30              # frames each loop runs in its turn (--compare)
+MISSED = 1.02           # a frame longer than this many intervals missed its display tick
+PHYSICS_ONLY_FRAMES = 60
+
+
+class Loop:
+    """One DemoApp in its own headless window, run frame by frame as the demo's loop runs it.
+
+    sim: the Simulation (stepped in place). size: (w, h) window pixels.
+    pipelined: steps on the worker thread beside the drawing, or before it.
+    """
+
+    def __init__(self, sim, size, pipelined, name, threads=None):
+        from abound.cli.demo import DemoApp
+        self.name = name
+        self.app = DemoApp(sim, size=size, headless=True, vsync=False, pipelined=pipelined, exact=False)
+        if threads:
+            self.app.step_threads = threads
+        self.app.show_hud = False
+        self.physics, self.steps, self.draw, self.frame = [], [], [], []  # per batch, per batch, per frame
+        self.ticked = []  # steps each timed frame took (tick's answer)
+        self.sim_time = self.wall_time = 0.0
+        self._timed = False
+        run = self.app._run_steps
+
+        def timed_steps(steps):  # the physics, timed where it runs
+            t0 = time.perf_counter()
+            run(steps)
+            if self._timed and steps:
+                self.physics.append((time.perf_counter() - t0) * 1000.0)
+                self.steps.append(steps)
+        self.app._run_steps = timed_steps
+        self._last = None
+
+    def run(self, frames, timed=True):
+        """Run ``frames`` frames (timed ones are kept)."""
+        from pyglet import gl
+        app, clock = self.app, time.perf_counter
+        self._timed = timed
+        now = clock()
+        if self._last is None:
+            self._last = now - INTERVAL
+        self._last = now - INTERVAL if now - self._last > 4 * INTERVAL else self._last  # back from a turn
+        for _ in range(frames):
+            start = clock()
+            steps = app.tick(start - self._last)
+            self._last = start
+            t0 = clock()
+            app.window.switch_to()
+            app.on_draw()
+            app.window.flip()
+            gl.glFinish()
+            drawn = clock()
+            if timed:
+                self.draw.append((drawn - t0) * 1000.0)
+            # as pyglet's app.run(1/60) does: the next frame an interval after this one began,
+            # at once when this one took longer
+            wake = start + INTERVAL
+            while clock() < wake:
+                time.sleep(max(0.0, min(wake - clock(), 0.002)))
+            if timed:
+                took = clock() - start
+                self.frame.append(took * 1000.0)
+                self.wall_time += took
+                self.sim_time += steps * app.pacer.dt
+                self.ticked.append(steps)
+        app.control.wait()  # (the last batch is timed too)
+        self._timed = False
+
+    def result(self, physics_step_ms):
+        app = self.app
+        frames = max(len(self.frame), 1)
+        per_step = [p / s for p, s in zip(self.physics, self.steps)]
+        return {
+            "loop": self.name,
+            "frames": len(self.frame),
+            "fps": 1000.0 * len(self.frame) / max(sum(self.frame), 1e-9),
+            "frame_ms_median": percentile(self.frame, 50),
+            "physics_ms_per_frame": sum(self.physics) / frames,
+            "physics_ms_per_step_median": percentile(per_step, 50),
+            "physics_ms_per_step_p90": percentile(per_step, 90),
+            "physics_ms_per_step_max": max(per_step, default=float("nan")),
+            "physics_vs_alone_p90": percentile(per_step, 90) / physics_step_ms,
+            "physics_vs_alone_max": max(per_step, default=float("nan")) / physics_step_ms,
+            "draw_ms_median": percentile(self.draw, 50),
+            "steps_per_frame": sum(self.ticked) / frames,
+            "missed_share": sum(f > MISSED * INTERVAL * 1000.0 for f in self.frame) / frames,
+            "speed": self.sim_time / max(self.wall_time, 1e-9),
+            "behind_s": self.wall_time - self.sim_time,
+            "threads": app.sim.step_threads,
+        }
+
+    def close(self):
+        self.app.close()
+
+
+def run_loops(scene, size, frames, compare, threads=None, seed=None, balls=None):
+    """Results of the pipelined loop (and, with compare, of the serial one) in one run."""
+    from abound.scene import build_simulation
+
+    def new_sim():
+        return build_simulation(scene, seed=seed, balls=balls)
+
+    first = new_sim()
+    warm_up(first.backend)
+    loops = [Loop(first, size, True, "pipelined", threads)]
+    if compare:
+        loops.append(Loop(new_sim(), size, False, "serial", threads))
+    try:
+        for loop in loops:
+            loop.run(WARMUP_FRAMES, timed=False)
+        done = 0
+        while done < frames:
+            block = min(BLOCK, frames - done)
+            for loop in loops:
+                loop.run(block)
+            done += block
+        # the physics alone: the same scene in the box the window gave it, stepped as abound bench does
+        alone, shown = new_sim(), loops[0].app.sim
+        alone.resize(shown.width, shown.height)
+        for _ in range(WARMUP_FRAMES):
+            alone.step()
+        step_ms = measure(alone, PHYSICS_ONLY_FRAMES)["ms_per_frame_median"]
+        results = [loop.result(step_ms) for loop in loops]
+        sim = loops[0].app.sim
+        head = {"scene": scene or "default", "balls": len(sim), "width": size[0], "height": size[1],
+                "box": [sim.width, sim.height], "backend": sim.backend, "physics_alone_ms_per_step": step_ms,
+                "loops": results}
+        if compare:
+            head["fps_ratio"] = results[0]["fps"] / results[1]["fps"]
+        return head
+    finally:
+        for loop in loops:
+            loop.close()
+
+
+def run(args):
+    size = tuple(int(v) for v in args.size) if args.size else (1280, 720)
+    frames = args.frames if args.frames is not None else 300
+    r = run_loops(args.scene, size, frames, args.compare == "serial", args.threads, args.seed,
+                  args.balls)
+    if args.json:
+        print(json.dumps(r))
+        return 0
+    print(f"scene {r['scene']}: {r['balls']} balls, {r['width']}x{r['height']} window "
+          f"(box {r['box'][0]:g}x{r['box'][1]:g}), backend {r['backend']}; "
+          f"physics alone {r['physics_alone_ms_per_step']:.2f} ms a step (median)")
+    for x in r["loops"]:
+        print(f"{x['loop']:>9}: {x['fps']:5.1f} fps ({x['frames']} frames), physics {x['physics_ms_per_frame']:.2f} "
+              f"ms/frame ({x['steps_per_frame']:.2f} steps of {x['physics_ms_per_step_median']:.2f} ms, p90 "
+              f"{x['physics_vs_alone_p90']:.2f}x alone, max {x['physics_vs_alone_max']:.2f}x, {x['threads']} thread{'s' if x['threads'] > 1 else ''}), "
+              f"drawing {x['draw_ms_median']:.2f} ms; missed {100 * x['missed_share']:.0f}% of intervals; "
+              f"speed {x['speed']:.2f}x real time ({x['behind_s']:.2f} s behind)")
+    if "fps_ratio" in r:
+        print(f"pipelined / serial frames per second: {r['fps_ratio']:.2f}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit("run it as: abound bench --frames-loop [SCENE] --size WxH")
