@@ -19,11 +19,11 @@ _lock = threading.Lock()
 
 
 def step_threads_beside_drawing():
-    """Threads a step should use while the drawing runs beside it: with the drawing on
-    one of two cores, a step split over both fights the rasteriser for them, and on
-    this two-core machine one thread did better (BENCHMARKS.md, the frame loop: the
-    hot gas pipelined at 1920x1080, 47 frames a second on one physics thread, 42 on
-    two). With more cores, the two of an ordinary step."""
+    """Threads a step uses while the drawing runs beside it: two where the drawing leaves
+    two cores free, else one. On this two-core machine one thread and two gave
+    the same frame rates within the noise (BENCHMARKS.md, the frame loop: the hot gas at
+    1920x1080 26.9 and 28.0 frames a second, the Galton board 53.9 and 53.2), and one
+    leaves the rasteriser a core: the same frames for less of the machine."""
     from abound.physics.split import cores
     return 1 if cores() - DRAWING_CORES < 2 else 2
 
