@@ -54,14 +54,15 @@ class FrameCapture:
         self.renderer = Renderer(style)
         self.target = Offscreen(self.width, self.height)
 
-    def draw(self, sim):
-        """Draw ``sim`` now without reading it back (a frame's trails build on it)."""
+    def draw(self, sim, flash=None):
+        """Draw ``sim`` now without reading it back (a frame's trails build on it);
+        flash: (N,) 0..1 per ball (abound/hits.py), or None."""
         _context()
-        self.renderer.draw(sim, self.width, self.height, self.target.fbo.value)
+        self.renderer.draw(sim, self.width, self.height, self.target.fbo.value, flash=flash)
 
-    def frame(self, sim):
+    def frame(self, sim, flash=None):
         """The picture of ``sim`` now: (H, W, 4) uint8 RGBA, rows top-down."""
-        self.draw(sim)
+        self.draw(sim, flash)
         return self.target.read()
 
     def close(self):
@@ -97,11 +98,14 @@ def render_frames(scene=None, frames=60, size=(640, 480), every=1, *, seed=None,
         cap.close()
 
 
-def stepped_frames(sim, cap, frames, every, step=None):
+def stepped_frames(sim, cap, frames, every, step=None, listeners=()):
     """Yield ``frames`` pictures from the FrameCapture ``cap``, ``sim`` stepped
     ``every`` times (its dt) between two (render_frames and ``abound capture``).
-    step: what takes one step (default ``sim.step``; ``abound capture`` passes
-    a Warmup's, abound/warmup.py).
+    step: what takes one step, ``step(contacts=False)`` returning StepStats
+    (default ``sim.step``; ``abound capture`` passes a Warmup's,
+    abound/warmup.py). listeners: called as ``listener(sim, contact_log,
+    start)`` after each step, which then logs its contacts (a soundtrack's).
+    With ``[render] flash`` the balls flash when hit (abound/hits.py).
 
     The next frame's steps run on a worker thread while this frame is drawn
     from a snapshot of the state (the compiled engine releases the GIL): the
@@ -115,30 +119,49 @@ def stepped_frames(sim, cap, frames, every, step=None):
     frames per second it draws every step of 1/60 s), not with the faded
     ghost of the frame before. Those runs step and draw in turn.
     """
-    trailing = cap.renderer.style_for(sim).trail_frames(every - 1)
-    step = step or sim.step
+    from abound.hits import Hits
+    style = cap.renderer.style_for(sim)
+    trailing = style.trail_frames(every - 1)
+    take = step or sim.step
+    listeners = list(listeners)
+    hits = Hits() if style.flash else None
+    if hits is not None:
+        listeners.append(hits.record)
+
+    def one_step():
+        if not listeners or not sim.logs_contacts:
+            return take()
+        start = sim.time
+        log = take(contacts=True).contact_log
+        for listener in listeners:
+            listener(sim, log, start)
+
+    def flash(state):
+        return None if hits is None else hits.flash(state.time, len(state))
+
     if trailing:
         for k in range(frames):
             if k:
                 for s in range(every):
-                    step()
+                    one_step()
                     if every - 1 - trailing <= s < every - 1:
-                        cap.draw(sim)
-            yield cap.frame(sim)
+                        cap.draw(sim, flash(sim))
+            yield cap.frame(sim, flash(sim))
         return
     from abound.snapshot import Snapshot
     from abound.worker import Worker
 
     def steps():
         for _ in range(every):
-            step()
+            one_step()
 
     with Worker() as worker:
         for k in range(frames):
             shown = Snapshot(sim)
+            shown.flash = flash(shown)
             pending = worker.submit(steps) if k + 1 < frames else None
             try:
-                picture = cap.frame(shown)
+                picture = cap.frame(shown, shown.flash)
             finally:
                 if pending is not None:
                     pending.result()
@@ -167,7 +190,13 @@ def render_replay(log, size=None, frames=None):
         log = read_replay(log)
     replayer = Replayer(log)
     control = replayer.control
-    cap = FrameCapture(size or log.window, RenderStyle.from_scene(control.sim.scene))
+    style = RenderStyle.from_scene(control.sim.scene)
+    cap = FrameCapture(size or log.window, style)
+    hits = None
+    if style.flash:  # the hits as the demo kept them (abound/hits.py)
+        from abound.hits import Hits
+        hits = Hits()
+        control.listeners.append(hits.record)
     epoch = control.epoch
     try:
         k = 0
@@ -175,7 +204,8 @@ def render_replay(log, size=None, frames=None):
             if control.epoch != epoch:  # reset or resize: the trails start afresh, as in the demo
                 cap.renderer.reset_trails()
                 epoch = control.epoch
-            yield cap.frame(control.sim)
+            sim = control.sim
+            yield cap.frame(sim, None if hits is None else hits.flash(sim.time, len(sim)))
             k += 1
     finally:
         cap.close()

@@ -76,6 +76,9 @@ class Controller:
         self._steps = 0
         self.epoch = 0
         self.changes = 0  # actions applied so far (a snapshot older than the last one is stale)
+        # called as listener(sim, contact_log, start) after each step; while there are any,
+        # steps log their contacts (Simulation.step(contacts=True): one thread a step)
+        self.listeners = []
         self._contacts = 0  # contacts resolved by the last advance
         self.recorder = recorder
         self.energy0 = sim.energy()
@@ -109,8 +112,14 @@ class Controller:
         """Take ``steps`` physics steps of the scene's dt (whether paused or not)."""
         sim = self.sim
         contacts = 0
+        logged = bool(self.listeners) and sim.logs_contacts
         for _ in range(steps):
-            contacts += sim.step().contacts
+            start = sim.time
+            stats = sim.step(contacts=logged)
+            contacts += stats.contacts
+            if logged:
+                for listener in self.listeners:
+                    listener(sim, stats.contact_log, start)
         self._steps += steps
         self._contacts = contacts
 

@@ -157,6 +157,12 @@ class Simulation:
         return self._backend_name == "fast"
 
     @property
+    def logs_contacts(self):
+        """Whether this backend can hand back a step's contacts (step(contacts=True)):
+        abound's engines can, pymunk cannot."""
+        return hasattr(self._backend, "step_logged")
+
+    @property
     def ball_toi(self):
         return self._ball_toi
 
@@ -437,7 +443,7 @@ class Simulation:
             w.wake_all(self._gravity)
             self._backend.settle_overlaps(w.ball_arrays(), w.wall_arrays(), params)
             self._dirty = False
-        if contacts and not hasattr(self._backend, "step_logged"):
+        if contacts and not self.logs_contacts:
             raise SceneError(f"the {self._backend_name} backend cannot log contacts (step(contacts=True))")
         if np.all((w.mode[:w.n] == ASLEEP) | (w.mode[:w.n] == PINNED)):
             # Nothing moves and nothing can wake a sleeper: a settled scene costs nothing.

@@ -20,10 +20,11 @@ class Snapshot:
     potential, by ``energy()`` (the HUD's drift); gravity (2,) px/s^2; backend, ball_toi: names;
     scene: the scene dict (shared, read only); steps, changes: the
     controller's step and action counts when it was taken (None when taken
-    from a bare Simulation).
+    from a bare Simulation). flash: (N,) 0..1 per ball, or None
+    (abound/hits.py).
     """
 
-    def __init__(self, sim, steps=None, changes=None):
+    def __init__(self, sim, steps=None, changes=None, flash=None):
         self.positions = np.array(sim.positions)
         self.velocities = np.array(sim.velocities)
         self.radii = np.array(sim.radii)
@@ -36,6 +37,7 @@ class Snapshot:
         self.backend, self.ball_toi = sim.backend, sim.ball_toi
         self.scene = sim.scene
         self.steps, self.changes = steps, changes
+        self.flash = flash
 
     def __len__(self):
         return len(self.positions)

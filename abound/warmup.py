@@ -205,17 +205,18 @@ class Warmup:
             return 0
         return 1
 
-    def step(self, sim):
+    def step(self, sim, contacts=False):
         """One step of ``sim`` for a loop that must take every step (``abound capture``): on the
-        reference engine while its steps are quick, else after waiting for the fast one."""
+        reference engine while its steps are quick, else after waiting for the fast one.
+        contacts: as Simulation.step's."""
         self.switch(sim)
         if sim.backend == "reference" and not self.done.is_set() and not self.steps(sim, 1):
             self.wait()
             self.switch(sim)
         if sim.backend != "reference":
-            return sim.step()
+            return sim.step(contacts=contacts)
         t0 = time.perf_counter()
-        stats = sim.step()
+        stats = sim.step(contacts=contacts)
         self.took(time.perf_counter() - t0)
         return stats
 

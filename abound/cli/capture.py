@@ -30,7 +30,10 @@ def add_arguments(parser):
     parser.add_argument("--balls", type=count(1), metavar="N", help="total number of random ([[spawn]]) balls")
     parser.add_argument("--gif", metavar="FILE", help="also write an animated GIF (Pillow)")
     parser.add_argument("--mp4", metavar="FILE", help="also write an MP4 video (needs ffmpeg on the PATH)")
-    add_force(parser, "the --gif and --mp4 files and the frames in --out")
+    parser.add_argument("--wav", metavar="FILE",
+                        help="also write the contacts' soundtrack, a click per contact (16-bit mono WAV, "
+                             "as long as the frames at --every steps a frame; abound/sound.py)")
+    add_force(parser, "the --gif, --mp4 and --wav files and the frames in --out")
 
 
 class _Progress:
@@ -63,8 +66,9 @@ def _save_png(frame, path):
 def run(args):
     from abound.capture import FrameCapture, stepped_frames
     from abound.render.style import RenderError
-    if not (args.out or args.gif or args.mp4):
-        print("abound: error: say where the frames go: --out DIR, --gif FILE and/or --mp4 FILE", file=sys.stderr)
+    if not (args.out or args.gif or args.mp4 or args.wav):
+        print("abound: error: say where the frames go: --out DIR, --gif FILE, --mp4 FILE and/or --wav FILE",
+              file=sys.stderr)
         return 2
     # before the run: a bad place or format is refused now, not after the frames are made
     if args.out:
@@ -73,6 +77,12 @@ def run(args):
         check_file(args.gif, "--gif", (".gif",), args.force)
     if args.mp4:
         check_file(args.mp4, "--mp4", (".mp4",), args.force)
+    if args.wav:
+        check_file(args.wav, "--wav", (".wav",), args.force)
+    if args.replay and args.wav:
+        print("abound: error: --wav hears a scene's contacts as they are stepped; it does not take --replay",
+              file=sys.stderr)
+        return 2
     if args.replay:
         return _run_replay(args)
     from abound import Simulation
@@ -88,11 +98,24 @@ def run(args):
 
     from abound import warmup
     warm = warmup.start(sim)  # reference steps while the fast engine compiles, where they are quick
-    step = None if warm is None else (lambda: warm.step(sim))
+    step = None if warm is None else (lambda contacts=False: warm.step(sim, contacts))
+    soundtrack = None
+    if args.wav:
+        from abound.sound import Soundtrack
+        soundtrack = Soundtrack(sim)
+    start = sim.time
     try:
-        status = _write(stepped_frames(sim, cap, args.frames, args.every, step), args, fps)
+        frames = stepped_frames(sim, cap, args.frames, args.every, step,
+                                listeners=[soundtrack.record] if soundtrack else [])
+        status = _write(frames, args, fps)
     finally:
         cap.close()
+    if status == 0 and soundtrack is not None:  # as long as the frames last at fps
+        from abound.cli.outputs import OutputError
+        try:
+            soundtrack.write_wav(args.wav, args.frames / fps, start)
+        except OSError as exc:
+            raise OutputError(f"--wav {args.wav}: cannot write it: {exc.strerror or exc}") from None
     if status == 0:
         print(f"captured {args.frames} frames of {args.size[0]}x{args.size[1]} "
               f"({len(sim)} balls, {args.every} step(s) of {sim.dt:g} s each): {_wrote(args)}")
@@ -131,6 +154,7 @@ def _wrote(args):
     wrote = [f"{args.frames} PNGs in {args.out}"] if args.out else []
     wrote += [f"GIF {args.gif}"] if args.gif else []
     wrote += [f"MP4 {args.mp4}"] if args.mp4 else []
+    wrote += [f"WAV {args.wav}"] if getattr(args, "wav", None) else []
     return ", ".join(wrote)
 
 

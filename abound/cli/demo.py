@@ -27,7 +27,7 @@ Controls: Space pause, Right arrow single step (while paused), R reset,
 Left/Right tilt gravity by 15 degrees, Up/Down make it stronger/weaker,
 G flip it, B cycle backend, T switch the ball time-of-impact method, + / -
 add / remove a ball, left-drag fling a new ball, right-click pin / unpin the
-ball under the cursor, H heads-up display, F fullscreen, S save a PNG
+ball under the cursor, H heads-up display, M sound, F fullscreen, S save a PNG
 screenshot, Esc or Q quit.
 """
 import contextlib
@@ -58,6 +58,7 @@ KEYS = [
     ("left-drag", "fling a new ball (velocity 4 x the drag)"),
     ("right-click", "pin / unpin the ball under the cursor"),
     ("H", "heads-up display"),
+    ("M", "sound on / off: a click per contact (also --sound)"),
     ("F", "fullscreen"),
     ("S", "save a PNG screenshot in the current directory"),
     ("Esc / Q", "quit"),
@@ -84,6 +85,9 @@ def add_arguments(parser):
     parser.add_argument("--video", metavar="FILE",
                         help="record the window's frames to a video (.mp4, needs ffmpeg) or a .gif")
     add_force(parser, "the --record and --video files")
+    parser.add_argument("--sound", action="store_true",
+                        help="click at every contact, louder with its impulse, lower for bigger balls "
+                             "(M switches it; silent where there is no audio device)")
     parser.add_argument("--headless", action="store_true",
                         help="draw offscreen (EGL) with no display, e.g. with --frames for a smoke test")
 
@@ -128,7 +132,7 @@ class DemoApp:
 
     def __init__(self, sim=None, size=None, *, headless=None, visible=True, vsync=True, frames=None,
                  record=None, source=None, video=None, replay=None, screenshot_dir=".", window=None,
-                 box_follows_window=None, pipelined=None, exact=None, interval=1.0 / 60.0):
+                 box_follows_window=None, pipelined=None, exact=None, interval=1.0 / 60.0, sound=False):
         from abound.cli.display import require_display
         from abound.render.context import make_window
         from abound.render.style import RenderStyle
@@ -173,6 +177,15 @@ class DemoApp:
         self.step_threads = step_threads_beside_drawing() if self.pipelined else None
         self.after_steps = None  # called as after_steps(sim, steps) where the steps ran (the saver's)
         self._shown = None  # the Snapshot drawn while the worker steps on
+        from abound.cli.audio import ContactSound
+        self.sound = ContactSound(self.control)  # the contacts' clicks, while on (M, --sound)
+        if sound:
+            self.sound.set(True)
+        self.hits = None  # each ball's last hit, with [render] flash (abound/hits.py)
+        if self.style.flash:
+            from abound.hits import Hits
+            self.hits = Hits()
+            self.control.listeners.append(self.hits.record)
         self.drag = None  # (x0, y0, x, y) window pixels while left-dragging
         self.stats = {"fps": 0.0, "physics_ms": 0.0, "render_ms": 0.0, "contacts": 0, "steps": 0}
         self._rate = FrameRate()
@@ -227,6 +240,7 @@ class DemoApp:
             return 0
         if self.pipelined:
             self._shown = self.control.snapshot()  # (waits for the steps before)
+            self._shown.flash = self.flash(self._shown)
             self.control.advance_in_background(self._run_steps, steps)
         else:
             self._run_steps(steps)
@@ -253,6 +267,11 @@ class DemoApp:
         self.stats["contacts"] = self.control.contacts
         if self.after_steps is not None:
             self.after_steps(self.control.sim, steps)
+
+    def flash(self, state):
+        """How white each ball of ``state`` is ([render] flash; None when off). Call while
+        no steps run (the hits are the worker's while it steps)."""
+        return None if self.hits is None else self.hits.flash(state.time, len(state))
 
     def shown(self):
         """What a frame draws now. Pipelined: the snapshot taken as the last batch of steps
@@ -313,14 +332,15 @@ class DemoApp:
         if self._epoch != self.control.epoch:  # reset or resize: the trails start afresh
             self.renderer.reset_trails()
             self._epoch = self.control.epoch
+        flash = state.flash if hasattr(state, "flash") else self.flash(state)  # (a Snapshot has its own)
         if not exact:
-            self.renderer.draw(state, fw, fh, 0, self.style)
+            self.renderer.draw(state, fw, fh, 0, self.style, flash)
             return
         if self._target is None or (self._target.width, self._target.height) != (fw, fh):
             if self._target is not None:
                 self._target.delete()
             self._target = Offscreen(fw, fh)
-        self.renderer.draw(state, fw, fh, self._target.fbo.value, self.style)
+        self.renderer.draw(state, fw, fh, self._target.fbo.value, self.style, flash)
         gl.glBindFramebuffer(gl.GL_READ_FRAMEBUFFER, self._target.fbo)
         gl.glBindFramebuffer(gl.GL_DRAW_FRAMEBUFFER, 0)
         gl.glBlitFramebuffer(0, 0, fw, fh, 0, 0, fw, fh, gl.GL_COLOR_BUFFER_BIT, gl.GL_NEAREST)
@@ -441,6 +461,8 @@ class DemoApp:
             self.quit()
         elif symbol == k.H:
             self.show_hud = not self.show_hud
+        elif symbol == k.M:
+            self.sound.toggle()
         elif symbol == k.F:
             self.window.set_fullscreen(not self.window.fullscreen)
         elif symbol == k.S:
@@ -558,6 +580,7 @@ class DemoApp:
                 # its frame): draw their frame, so that the log's frames hold every step
                 self._frame()
         finally:
+            self.sound.close()
             self.control.close()
             self._finish_recording()
             self.window.close()
@@ -621,7 +644,7 @@ def run(args):
     source = {"scene": args.scene, "seed": args.seed, "balls": args.balls, "backend": args.backend}
     try:
         app = DemoApp(sim, size=args.size, headless=headless, frames=args.frames, record=args.record,
-                      source=source, video=args.video)
+                      source=source, video=args.video, sound=args.sound)
     except RenderError as exc:
         print(f"abound: error: {exc}", file=sys.stderr)
         return 2

@@ -163,8 +163,9 @@ class Renderer:
         self.transform = (1.0, 0.0, 0.0)
 
     # -- state -> GPU ------------------------------------------------------------------
-    def _upload(self, sim, style, width, height):
-        """Fill the ball and wall buffers; returns (balls, triangle-path balls, walls)."""
+    def _upload(self, sim, style, width, height, flash=None):
+        """Fill the ball and wall buffers; returns (balls, triangle-path balls, walls).
+        flash: (N,) 0..1, how far each ball's colour goes to white (``[render] flash``)."""
         n = len(sim)
         if len(self._balls) < n:
             self._balls = np.zeros((max(n, 2 * len(self._balls)), BALL_FLOATS), dtype=np.float32)
@@ -174,6 +175,9 @@ class Renderer:
         balls[:, 2] = radii
         np.multiply(sim.modes == PINNED, FLAG_PINNED, out=balls[:, 3])
         balls[:, 4:8] = ball_colors(sim.colors, sim.velocities, style.color_mode)
+        if flash is not None and len(flash) == n:
+            rgb = balls[:, 4:7]
+            rgb += (1.0 - rgb) * flash[:, None].astype(np.float32)
         big = triangle_path(positions, radii, self.transform, width, height, self.max_point_size)
         n_big = 0
         if big is not None and len(big):
@@ -221,11 +225,12 @@ class Renderer:
         """The style ``sim`` is drawn in: ``style``, else the renderer's, else the scene's."""
         return style or self.style or RenderStyle.from_scene(sim.scene)
 
-    def draw(self, sim, width, height, framebuffer=0, style=None):
-        """Draw ``sim`` into ``framebuffer`` (0: the window) of ``width`` x ``height`` pixels."""
+    def draw(self, sim, width, height, framebuffer=0, style=None, flash=None):
+        """Draw ``sim`` into ``framebuffer`` (0: the window) of ``width`` x ``height`` pixels;
+        flash: (N,) 0..1 per ball, its colour taken that far to white (abound/hits.py)."""
         style = self.style_for(sim, style)
         self.transform = xform = fit_transform(sim.width, sim.height, width, height)
-        n, n_big, m = self._upload(sim, style, width, height)
+        n, n_big, m = self._upload(sim, style, width, height, flash)
         bg = style.background
         trails = style.trails > 0.0
         target = self._trail_target(width, height) if trails else framebuffer

@@ -59,6 +59,7 @@ class RenderStyle:
     wall_color: tuple = hex_rgba("#c0c0c0")
     peg_color: tuple = hex_rgba("#909090")
     hud: bool = False
+    flash: bool = False
 
     @classmethod
     def from_scene(cls, scene):
@@ -78,6 +79,7 @@ class RenderStyle:
             wall_color=hex_rgba(r.get("wall_color", d.wall_color)),
             peg_color=hex_rgba(r.get("peg_color", d.peg_color)),
             hud=bool(r.get("hud", d.hud)),
+            flash=bool(r.get("flash", d.flash)),
         )
 
     def trail_frames(self, most):

@@ -289,6 +289,8 @@ RENDER = {
     "wall_color": (color, "#c0c0c0", ""),
     "peg_color": (color, "#909090", ""),
     "hud": (boolean, False, "show the heads-up display"),
+    "flash": (boolean, False, "a ball flashes white when hit, by the velocity change the hit gave it "
+                              "(steps then log their contacts, on one thread)"),
 }
 SAVER = {
     "stillness_energy": (number(0.0, 1.0), 0.02, "kinetic-energy fraction below which the scene counts as still"),

@@ -4,7 +4,8 @@ Every import statement of every module under abound/ is read from its source
 (ast: at module level and inside functions alike) and held against the order
 
     base (errors, resources, defaults) <- physics <- simulation, scene,
-    timing, warmup <- render <- apps (cli, capture, replay, control) <- compare
+    timing, warmup, snapshot, pacing, worker, hits, sound <- render <- apps (cli, capture,
+    replay, control) <- compare
 
 A module imports only from its own layer or those below; below render nothing
 imports pyglet; no module takes another package's private (underscored)
@@ -19,7 +20,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "abound"
 LAYERS = [
     ("base", ("abound.errors", "abound.resources", "abound.defaults")),
     ("physics", ("abound.physics",)),
-    ("model", ("abound.simulation", "abound.scene", "abound.timing", "abound.warmup", "=abound")),
+    ("model", ("abound.simulation", "abound.scene", "abound.timing", "abound.warmup", "abound.snapshot",
+               "abound.pacing", "abound.worker", "abound.hits", "abound.sound", "=abound")),
     ("render", ("abound.render",)),
     ("apps", ("abound.cli", "abound.capture", "abound.replay", "abound.control", "abound.__main__")),
     ("compare", ("abound.compare",)),
