@@ -14,10 +14,15 @@ seconds per wall-clock second, smoothed), for the HUD.
 The budget: with the physics on its own thread beside the drawing
 (``overlapped``), a frame takes the longer of the two, so the physics may use
 the display's interval or the drawing's time, whichever is longer; run one
-after the other, only what the drawing leaves of the interval. GL-free.
+after the other, only what the drawing leaves of the interval.
+:class:`LoopChooser` picks between the two ways by timing both. GL-free.
 """
+import collections
+import statistics
+
 MAX_STEPS_PER_FRAME = 4   # even on a fast machine: a long stall (a dragged window) is not caught up
-SMOOTHING = 0.1           # weight of the newest frame in the running means of the costs
+SMOOTHING = 0.1           # weight of the newest frame in the running mean of the drawing's cost
+COSTS_KEPT = 9            # batches of steps whose median cost is a step's cost
 SPEED_WINDOW = 0.5        # s of wall-clock time over which ``speed`` is measured
 SLOW = 0.97               # speeds below this are reported as slow motion
 
@@ -32,7 +37,8 @@ class Pacer:
     def __init__(self, dt, interval=1.0 / 60.0, overlapped=True, max_steps=MAX_STEPS_PER_FRAME):
         self.dt, self.interval, self.overlapped, self.max_steps = dt, interval, overlapped, max_steps
         self.accumulator = 0.0   # wall-clock seconds not yet simulated
-        self.step_seconds = None  # running mean of one step's cost (None: not measured yet)
+        self.step_seconds = None  # one step's cost, s (None: not measured yet)
+        self._costs = collections.deque(maxlen=COSTS_KEPT)
         self.draw_seconds = 0.0   # running mean of one frame's drawing
         self.speed = 1.0          # simulated seconds per wall-clock second, over the last window
         self._window = [0.0, 0.0]  # wall-clock and simulated seconds of the current window
@@ -77,11 +83,12 @@ class Pacer:
         return steps
 
     def took_steps(self, steps, seconds):
-        """The physics took ``seconds`` for ``steps`` steps (measured where they ran)."""
+        """The physics took ``seconds`` for ``steps`` steps (measured where they ran). A step's
+        cost is the median of the last COSTS_KEPT batches' (a first step that loads the
+        compiled engine, or one slow batch, does not starve the frames that follow)."""
         if steps > 0:
-            cost = seconds / steps
-            self.step_seconds = cost if self.step_seconds is None else \
-                self.step_seconds + SMOOTHING * (cost - self.step_seconds)
+            self._costs.append(seconds / steps)
+            self.step_seconds = statistics.median(self._costs)
 
     def took_draw(self, seconds):
         """A frame's drawing took ``seconds``."""
@@ -91,3 +98,60 @@ class Pacer:
     def slowed(self):
         """Whether the simulation runs visibly slower than real time."""
         return self.speed < SLOW
+
+
+TRIAL_FRAMES = 60    # frames each way of running is timed in a trial
+SETTLE_FRAMES = 10   # frames after a switch left out of the timing (the first batch crosses over)
+HOLD_SECONDS = 30.0  # how long the better way runs before the next trial (a scene changes as it runs)
+MARGIN = 0.03        # the serial loop must give this much more frames a second to be chosen
+GAP = 0.25           # s: a longer frame is a break (a stall, a paused loop), not timed
+
+
+class LoopChooser:
+    """Whether the steps run beside the drawing (pipelined) or before it: whichever gives more
+    frames a second on this machine, found by timing both in turn.
+
+    Where the physics and the drawing have a core each, running them side by side
+    hides the shorter of the two; where they share what is in effect one core (this
+    two-vCPU machine: the hot gas pipelined ran at 38-44 frames a second, serially at
+    46; the Galton board pipelined at 53-56 against 46-49; BENCHMARKS.md), the two
+    contend and side by side is slower. Both ways give the same states bit for bit,
+    so switching costs nothing but the wait for the steps in flight. The trial
+    runs each way for TRIAL_FRAMES frames, keeps the better (pipelined unless the
+    serial loop is MARGIN faster) for HOLD_SECONDS, then tries again. GL-free.
+    """
+
+    def __init__(self, pipelined=True):
+        self.pipelined = pipelined
+        self.tried = {}  # way (True: pipelined) -> frames a second in the last trial
+        self._start_trial()
+
+    def _start_trial(self):
+        self.tried = {}
+        self._frames, self._seconds = -SETTLE_FRAMES, 0.0
+        self._last = None
+        self._held_since = None
+
+    def frame(self, now):
+        """A frame was drawn at wall-clock time ``now`` (s); returns the way to run the next one."""
+        last, self._last = self._last, now
+        if self._held_since is not None:
+            if now - self._held_since >= HOLD_SECONDS:
+                self._start_trial()
+                self._last = now
+            return self.pipelined
+        if last is None or now - last > GAP:
+            return self.pipelined
+        self._frames += 1
+        if self._frames > 0:
+            self._seconds += now - last
+        if self._frames < TRIAL_FRAMES:
+            return self.pipelined
+        self.tried[self.pipelined] = self._frames / self._seconds
+        if len(self.tried) < 2:
+            self.pipelined = not self.pipelined  # now the other way
+            self._frames, self._seconds = -SETTLE_FRAMES, 0.0
+        else:
+            self.pipelined = self.tried[False] <= (1.0 + MARGIN) * self.tried[True]
+            self._held_since = now
+        return self.pipelined

@@ -1,11 +1,13 @@
 """The demo's whole frame loop, end to end (issue 27): writes frame_loop_results.md and its BENCHMARKS.md section.
 
-For each scene and window size, in one process per case, three loops of
+For each scene and window size, in one process per case, four loops of
 :mod:`abound.cli.loop_bench` take turns block by block (so that all see the
-same machine load): the pipelined loop as the demo now runs it (steps on a
-worker thread beside the drawing, the step's threads as the demo picks them:
-abound/worker.py), the pipelined loop with a step on two threads, and the
-serial loop as it ran before (steps, then drawing; two threads a step). The
+same machine load): the demo's loop as it now runs (pipelined or serial,
+whichever its LoopChooser times faster: abound/pacing.py), the pipelined
+loop (steps on a worker thread beside the drawing, the step's threads as the
+demo picks them: abound/worker.py), the pipelined loop with a step on two
+threads, and the serial loop as it ran before (steps, then drawing; two
+threads a step). The
 physics alone is timed in the same process afterwards, as ``abound bench``
 times it (two threads a step). Headless (EGL, llvmpipe), no HUD.
 
@@ -34,7 +36,7 @@ CASE = """
 import json, sys
 from abound.cli import loop_bench as lb
 scene, w, h, frames = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-specs = [lb.PIPELINED, ("pipelined", True, 2), lb.SERIAL]
+specs = [lb.AUTO, lb.PIPELINED, ("pipelined", True, 2), lb.SERIAL]
 print(json.dumps(lb.run_loops(scene, (w, h), frames, specs)))
 """
 
@@ -64,12 +66,14 @@ def table(cases, head):
     for c in cases:
         for x in c["loops"]:
             threads = f" ({x['threads']} thread{'s' if x['threads'] > 1 else ''})"
+            if x["loop"] == "demo":
+                threads = f" (chose {'pipelined' if x['pipelined_at_end'] else 'serial'}){threads}"
             out.append(f"| {c['scene']} ({c['balls']:,} balls) | {c['width']}x{c['height']} | {x['loop']}{threads} "
                        f"| {x['fps']:.1f} | {x['frame_ms_median']:.1f} | {x['physics_ms_per_frame']:.2f} "
                        f"| {x['steps_per_frame']:.2f} | {x['physics_ms_per_step_median']:.2f} "
                        f"| {x['physics_vs_alone_p90']:.2f} | {x['physics_vs_alone_max']:.2f} "
                        f"| {x['draw_ms_median']:.1f} | {100 * x['missed_share']:.0f}% | {x['speed']:.2f} |")
-    out += ["", "Pipelined (the demo's choice of threads) over serial, frames per second: "
+    out += ["", "The demo's loop over the serial loop, frames per second: "
             + "; ".join(f"{c['scene']} {c['width']}x{c['height']} {c['loops'][0]['fps'] / c['loops'][-1]['fps']:.2f}"
                         for c in cases) + ".",
             "", "Physics alone (`abound bench`, two threads a step, median ms a step, timed after the loops): "

@@ -5,8 +5,10 @@ rate: each frame runs as many steps as the elapsed time calls for, no more
 than fit into the frame (:mod:`abound.pacing`: a machine too slow for real
 time shows slow motion, and the HUD says how slow). The steps run on a worker
 thread while the main thread draws the frame before them from a snapshot
-(``pipelined``); recording a replay or a video, and replaying, run them
-before the drawing instead, so each drawn frame is the state the log or the
+(``pipelined``), or before the drawing, whichever gives more frames a second
+on this machine (:class:`abound.pacing.LoopChooser` times both now and then;
+the states are the same either way); recording a replay or a video, and
+replaying, always run them before the drawing, so each drawn frame is the state the log or the
 video holds. Frames are drawn straight into the window, or, where the exact
 frame is wanted (recording, screenshots, headless runs and their tests),
 into an offscreen framebuffer copied to the window, bit-identical to the
@@ -124,8 +126,9 @@ class DemoApp:
     box_follows_window: whether resizing the window resizes the box (default:
     unless the scene is a fixed picture, see the module doc); otherwise the
     box keeps its size and the picture is scaled to fit the window.
-    pipelined: step on a worker thread beside the drawing (default: unless
-    recording, replaying or writing a video). exact: draw through the
+    pipelined: True to step on a worker thread beside the drawing, False
+    before it, None (default) for whichever is faster here (a LoopChooser),
+    except when recording, replaying or writing a video (then before it). exact: draw through the
     offscreen framebuffer (default: when headless, recording or writing a
     video). interval: the display's frame interval (s), the pacing's budget.
     """
@@ -169,12 +172,11 @@ class DemoApp:
         self.frames = 0
         self.screenshot_dir = screenshot_dir
         recording = bool(record or video or replay is not None)
-        self.pipelined = not recording if pipelined is None else bool(pipelined)
         self.exact = (recording or self.headless) if exact is None else bool(exact)
-        self.pacer = Pacer(sim.dt, interval, overlapped=self.pipelined)
-        # threads of a step (Simulation.threads): fewer beside the drawing (abound/worker.py)
-        from abound.worker import step_threads_beside_drawing
-        self.step_threads = step_threads_beside_drawing() if self.pipelined else None
+        from abound.pacing import LoopChooser
+        self.chooser = LoopChooser() if pipelined is None and not recording else None
+        self.pacer = Pacer(sim.dt, interval)
+        self._set_pipelined(not recording if pipelined is None else bool(pipelined))
         self.after_steps = None  # called as after_steps(sim, steps) where the steps ran (the saver's)
         self._shown = None  # the Snapshot drawn while the worker steps on
         from abound.cli.audio import ContactSound
@@ -254,8 +256,7 @@ class DemoApp:
             steps = self._warm_steps(steps)
             if steps <= 0:
                 return
-        if self.step_threads:
-            self.control.sim.threads = self.step_threads  # (a reset or the saver may bring a new sim)
+        self.control.sim.threads = self.step_threads  # (a reset or the saver may bring a new sim)
         t0 = time.perf_counter()
         self.control.advance(steps)
         took = time.perf_counter() - t0
@@ -272,6 +273,23 @@ class DemoApp:
         """How white each ball of ``state`` is ([render] flash; None when off). Call while
         no steps run (the hits are the worker's while it steps)."""
         return None if self.hits is None else self.hits.flash(state.time, len(state))
+
+    def _set_pipelined(self, on):
+        """Step beside the drawing (on) or before it, from the next frame on."""
+        from abound.worker import step_threads_beside_drawing
+        self.control.wait()
+        self.pipelined = bool(on)
+        self.pacer.overlapped = self.pipelined
+        # threads of a step (Simulation.threads): fewer beside the drawing; None: the default
+        self.step_threads = step_threads_beside_drawing() if self.pipelined else None
+        self._shown = None
+
+    def frame_drawn(self):
+        """Account for a drawn frame: the chooser may switch the way the steps run."""
+        if self.chooser is not None:
+            want = self.chooser.frame(time.perf_counter())
+            if want != self.pipelined:
+                self._set_pipelined(want)
 
     def shown(self):
         """What a frame draws now. Pipelined: the snapshot taken as the last batch of steps
@@ -353,7 +371,8 @@ class DemoApp:
         drift = (e - e0) / abs(e0) if e0 else 0.0
         g = state.gravity
         return (f"fps {s['fps']:.0f}   physics {s['physics_ms']:.2f} ms ({s['steps']} step"
-                f"{'' if s['steps'] == 1 else 's'})   render {s['render_ms']:.2f} ms\n"
+                f"{'' if s['steps'] == 1 else 's'}, {'beside' if self.pipelined else 'before'} the drawing)"
+                f"   render {s['render_ms']:.2f} ms\n"
                 f"balls {len(state)}   contacts/frame {s['contacts']}   energy drift {drift:+.2e}\n"
                 f"backend {state.backend}   ball TOI {state.ball_toi}   gravity ({g[0]:.0f}, {g[1]:.0f})"
                 f"{'   PAUSED' if self.paused else ''}{self._slow_note()}{self._replay_note()}"
@@ -403,6 +422,7 @@ class DemoApp:
             self.recorder.frame(self.control.steps)
         self.frames += 1
         self.stats["fps"] = self._rate.frame()
+        self.frame_drawn()
         if self._video is not None:
             self._video.add(self.read_frame())
         if self.max_frames is not None and self.frames >= self.max_frames and not self.closing:

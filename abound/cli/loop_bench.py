@@ -20,10 +20,11 @@ against the physics-only step of the same scene timed in the same run; the
 drawing's milliseconds per frame (main thread: draw, flip, finish); steps per
 frame; the share of frames that missed the display's interval; and the
 simulated time against the wall-clock time (how far the simulation fell
-behind). ``--compare serial`` runs today's serial loop (steps, then drawing)
-and the pipelined one (steps on a worker thread beside the drawing), taking
-turns block by block so both see the same machine load, and prints the ratio
-of their frame rates.
+behind). The loop runs as the demo runs it: its steps beside the drawing or
+before it, whichever its LoopChooser found faster (abound/pacing.py).
+``--compare serial`` runs the old serial loop too (steps, then drawing),
+taking turns block by block so both see the same machine load, and prints
+the ratio of their frame rates.
 """
 import json
 import sys
@@ -109,6 +110,7 @@ class Loop:
         per_step = [p / s for p, s in zip(self.physics, self.steps)]
         return {
             "loop": self.name,
+            "pipelined_at_end": app.pipelined,
             "frames": len(self.frame),
             "fps": 1000.0 * len(self.frame) / max(sum(self.frame), 1e-9),
             "frame_ms_median": percentile(self.frame, 50),
@@ -130,11 +132,13 @@ class Loop:
         self.app.close()
 
 
-PIPELINED = ("pipelined", True, None)   # (name, steps beside the drawing, threads: None for the app's choice)
+# (name, steps beside the drawing: True, before it: False, None: the demo's choice; threads: None for the app's)
+AUTO = ("demo", None, None)
+PIPELINED = ("pipelined", True, None)
 SERIAL = ("serial", False, None)
 
 
-def run_loops(scene, size, frames, loops=(PIPELINED,), seed=None, balls=None):
+def run_loops(scene, size, frames, loops=(AUTO,), seed=None, balls=None):
     """Results of the given loops, taking turns in one run (the first is the ratio's numerator)."""
     from abound.scene import build_simulation
 
@@ -176,7 +180,7 @@ def run_loops(scene, size, frames, loops=(PIPELINED,), seed=None, balls=None):
 def run(args):
     size = tuple(int(v) for v in args.size) if args.size else (1280, 720)
     frames = args.frames if args.frames is not None else 300
-    specs = [PIPELINED, SERIAL] if args.compare == "serial" else [PIPELINED]
+    specs = [AUTO, SERIAL] if args.compare == "serial" else [AUTO]
     specs = [(name, pipelined, args.threads) for name, pipelined, _ in specs]
     r = run_loops(args.scene, size, frames, specs, args.seed, args.balls)
     if args.json:

@@ -294,6 +294,7 @@ class SaverApp:
             if self.show_fps:
                 self._draw_fps(app)
             if app is self.apps[0]:
+                app.frame_drawn()
                 self.rate.frame()
                 self.frames += 1
                 if self.max_frames is not None and self.frames >= self.max_frames:

@@ -45,8 +45,8 @@ def test_pause_stops_time_and_right_steps_once(app):
     app.on_key_press(keys().RIGHT, 0)  # single step while paused
     assert app.sim.time == pytest.approx(t + DT)
     app.on_key_press(keys().SPACE, 0)
-    app.tick(2 * DT)
-    assert app.sim.time == pytest.approx(t + 3 * DT)
+    steps = app.tick(2 * DT)  # (as many as fit the frame: abound/pacing.py, tested there)
+    assert 1 <= steps <= 2 and app.sim.time == pytest.approx(t + DT + steps * DT)
 
 
 def test_steps_per_frame_are_capped(app):

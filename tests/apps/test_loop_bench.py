@@ -25,7 +25,7 @@ def test_the_frame_loop_benchmark_runs_both_loops_and_its_numbers_hold_together(
     run = bench("--frames-loop", "--size", "320x240", "--frames", "40", "--compare", "serial", "--json")
     assert run.returncode == 0, run.stderr
     r = json.loads(run.stdout)
-    assert [x["loop"] for x in r["loops"]] == ["pipelined", "serial"]
+    assert [x["loop"] for x in r["loops"]] == ["demo", "serial"]
     assert r["width"] == 320 and r["height"] == 240 and r["balls"] > 0
     for x in r["loops"]:
         assert x["frames"] == 40
