@@ -13,9 +13,10 @@ times it (two threads a step). Headless (EGL, llvmpipe), no HUD.
 
     python benchmarks/frame_loop.py [--frames 300] [--scene default --scene hot_gas ...] [--size 1920x1080 ...]
 
-The table is written to ``benchmarks/frame_loop_results.md``; ``run.py``
-keeps that file in BENCHMARKS.md, and this script puts it there too
-(replacing the section of the same title).
+The table is written to ``benchmarks/frame_loop_results.md``, followed by
+``frame_loop_notes.md`` (by hand); ``run.py`` keeps that file in
+BENCHMARKS.md, and this script puts it there too (replacing the section of
+the same title). ``--from-json FILE`` writes them again from a saved run.
 """
 import argparse
 import datetime
@@ -88,27 +89,35 @@ def main(argv=None):
     p.add_argument("--scene", action="append", help=f"scene (repeatable; default {', '.join(SCENES)})")
     p.add_argument("--size", action="append", help=f"window WxH (repeatable; default {', '.join(SIZES)})")
     p.add_argument("--json", metavar="FILE", help="also save the raw results as JSON")
+    p.add_argument("--from-json", metavar="FILE", dest="from_json", help="run nothing: report a saved run")
     opts = p.parse_args(argv)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
                             text=True).stdout.strip()
     load0 = os.getloadavg()
-    cases = []
-    for scene in opts.scene or SCENES:
-        for size in opts.size or SIZES:
-            print(f"{scene} {size}...", file=sys.stderr, flush=True)
-            cases.append(run_case(scene, size, opts.frames))
+    if opts.from_json:
+        saved = json.loads(Path(opts.from_json).read_text())
+        cases, head = saved["cases"], saved["head"]
+    else:
+        cases = []
+        for scene in opts.scene or SCENES:
+            for size in opts.size or SIZES:
+                print(f"{scene} {size}...", file=sys.stderr, flush=True)
+                cases.append(run_case(scene, size, opts.frames))
+        head = (f"Machine: {cpu()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; "
+                f"Python {platform.python_version()}. Date: {datetime.datetime.now():%Y-%m-%d %H:%M} UTC, "
+                f"commit {commit}; load average {' '.join(f'{v:.2f}' for v in load0)} at the start, "
+                f"{' '.join(f'{v:.2f}' for v in os.getloadavg())} at the end.\n\n"
+                f"Command: `python benchmarks/frame_loop.py --frames {opts.frames}` (its docstring says how): "
+                f"{opts.frames} timed frames per loop after 30 untimed, the loops taking turns 30 frames at a "
+                "time, headless (EGL, llvmpipe), no HUD, paced as pyglet's `app.run(1/60)` paces the demo. "
+                "*missed*: frames longer than the 1/60 s interval; *speed*: simulated over wall-clock "
+                "seconds; *step p90 / max / alone*: a step's time in the loop over the physics-only step.")
     if opts.json:
-        Path(opts.json).write_text(json.dumps(cases, indent=1))
-    head = (f"Machine: {cpu()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; "
-            f"Python {platform.python_version()}. Date: {datetime.datetime.now():%Y-%m-%d %H:%M} UTC, commit "
-            f"{commit}; load average {' '.join(f'{v:.2f}' for v in load0)} at the start, "
-            f"{' '.join(f'{v:.2f}' for v in os.getloadavg())} at the end.\n\n"
-            f"Command: `python benchmarks/frame_loop.py --frames {opts.frames}` (its docstring says how): "
-            f"{opts.frames} timed frames per loop after 30 untimed, the loops taking turns 30 frames at a "
-            "time, headless (EGL, llvmpipe), no HUD, paced as pyglet's `app.run(1/60)` paces the demo. "
-            "*missed*: frames longer than the 1/60 s interval; *speed*: simulated over wall-clock seconds; "
-            "*step p90 / max / alone*: a step's time in the loop over the physics-only step.")
+        Path(opts.json).write_text(json.dumps({"cases": cases, "head": head}, indent=1))
     text = "\n".join(table(cases, head)) + "\n"
+    notes = HERE / "frame_loop_notes.md"  # what was seen, written by hand (kept across runs)
+    if notes.is_file():
+        text += "\n" + notes.read_text()
     (HERE / "frame_loop_results.md").write_text(text)
     bench = REPO / "BENCHMARKS.md"
     doc = bench.read_text()
