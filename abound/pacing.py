@@ -113,8 +113,8 @@ class LoopChooser:
 
     Where the physics and the drawing have a core each, running them side by side
     hides the shorter of the two; where they share what is in effect one core (this
-    two-vCPU machine: the hot gas pipelined ran at 38-44 frames a second, serially at
-    46; the Galton board pipelined at 53-56 against 46-49; BENCHMARKS.md), the two
+    two-vCPU machine: the hot gas pipelined ran at 35-44 frames a second, serially at
+    39-47; the Galton board pipelined at 53-57 against 46-50; BENCHMARKS.md), the two
     contend and side by side is slower. Both ways give the same states bit for bit,
     so switching costs nothing but the wait for the steps in flight. The trial
     runs each way for TRIAL_FRAMES frames, keeps the better (pipelined unless the

@@ -20,10 +20,10 @@ _lock = threading.Lock()
 
 def step_threads_beside_drawing():
     """Threads a step uses while the drawing runs beside it: two where the drawing leaves
-    two cores free, else one. On this two-core machine one thread and two gave
-    the same frame rates within the noise (BENCHMARKS.md, the frame loop: the hot gas at
-    1920x1080 26.9 and 28.0 frames a second, the Galton board 53.9 and 53.2), and one
-    leaves the rasteriser a core: the same frames for less of the machine."""
+    two cores free, else one. On this two-core machine one thread and two gave the same
+    frame rates within the noise (BENCHMARKS.md, the frame loop: the hot gas at 1920x1080
+    35.5 and 38.4 frames a second, the Galton board 53.0 and 53.3), and one leaves the
+    rasteriser a core: the same frames for less of the machine."""
     from abound.physics.split import cores
     return 1 if cores() - DRAWING_CORES < 2 else 2
 
