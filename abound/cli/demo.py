@@ -192,7 +192,7 @@ class DemoApp:
         self.stats = {"fps": 0.0, "physics_ms": 0.0, "render_ms": 0.0, "contacts": 0, "steps": 0}
         self._rate = FrameRate()
         self._epoch = self.control.epoch  # the controller's epoch the trails belong to
-        self._hud = pyglet.text.Label("", x=8, y=h - 8, anchor_y="top", multiline=True, width=520,
+        self._hud = pyglet.text.Label("", x=8, y=h - 8, anchor_y="top", multiline=True, width=720,
                                       font_size=11, color=(235, 235, 235, 255))
         self._hud_bg = None
         self._target = None  # the Offscreen framebuffer frames are drawn into
