@@ -6,20 +6,40 @@ mixes them from the clicks the steps have recorded, a little behind the
 newest step. Where there is no audio device (pyglet finds no driver, or only
 its silent one) the demo stays silent and says so once.
 """
+import contextlib
+import os
 import sys
 
 from abound.sound import SAMPLE_RATE, Soundtrack
 
 
 def audio_device():
-    """pyglet's audio driver, or None when there is no way to make a sound here."""
-    try:
-        from pyglet.media import get_audio_driver
-        from pyglet.media.drivers.silent import SilentDriver
-        driver = get_audio_driver()
-    except Exception:  # no driver library at all
-        return None
+    """pyglet's audio driver, or None when there is no way to make a sound here. The
+    probe runs with the process's stderr shut: ALSA and OpenAL print a dozen lines of
+    their own when there is no sound card, and the one line the user needs is ours."""
+    with _stderr_shut():
+        try:
+            from pyglet.media import get_audio_driver
+            from pyglet.media.drivers.silent import SilentDriver
+            driver = get_audio_driver()
+        except Exception:  # no driver library at all
+            return None
     return None if driver is None or isinstance(driver, SilentDriver) else driver
+
+
+@contextlib.contextmanager
+def _stderr_shut():
+    """File descriptor 2 to /dev/null for a while (C libraries write there directly)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
 
 
 class ContactSound:
