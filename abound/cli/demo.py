@@ -8,28 +8,28 @@ thread while the main thread draws the frame before them from a snapshot
 (``pipelined``), or before the drawing, whichever gives more frames a second
 on this machine (:class:`abound.pacing.LoopChooser` times both now and then;
 the states are the same either way); recording a replay or a video, and
-replaying, always run them before the drawing, so each drawn frame is the state the log or the
-video holds. Frames are drawn straight into the window, or, where the exact
-frame is wanted (recording, screenshots, headless runs and their tests),
-into an offscreen framebuffer copied to the window, bit-identical to the
-frame ``abound capture`` draws of the same state. A scene with walls, pegs or explicit balls is a fixed picture
+replaying, always run them before the drawing, so each drawn frame is the
+state the log or the video holds. Frames are drawn straight into the window,
+or, where the exact frame is wanted (recording, screenshots, headless runs and
+their tests), into an offscreen framebuffer copied to the window,
+bit-identical to the frame ``abound capture`` draws of the same state. A scene
+with walls, pegs or explicit balls is a fixed picture
 (:func:`abound.scene.fixed_picture`): the window shows it scaled to fit,
 centred, aspect kept (the renderer's transform, the one ``abound capture``
-uses), whatever the window's size or fullscreen. A scene of only random
-balls fills the window instead: its box is the window, and resizing the
-window moves the box's sides (``sim.resize``). :class:`DemoApp` holds the
-window and turns keys and mouse
-gestures into actions on an :class:`abound.control.Controller`, the one place
-inputs change the simulation; tests build one headless and call its handlers
-directly. ``--record FILE`` writes those actions to a replay log
-(:mod:`abound.replay`); ``abound replay`` runs the same window driven by a
-log instead of the user.
+uses), whatever the window's size or fullscreen. A scene of only random balls
+fills the window instead: its box is the window, and resizing the window moves
+the box's sides (``sim.resize``). :class:`DemoApp` holds the window and turns
+keys and mouse gestures into actions on an :class:`abound.control.Controller`,
+the one place inputs change the simulation; tests build one headless and call
+its handlers directly. ``--record FILE`` writes those actions to a replay log
+(:mod:`abound.replay`); ``abound replay`` runs the same window driven by a log
+instead of the user.
 
 Controls: Space pause, Right arrow single step (while paused), R reset,
-Left/Right tilt gravity by 15 degrees, Up/Down make it stronger/weaker,
-G flip it, B cycle backend, T switch the ball time-of-impact method, + / -
-add / remove a ball, left-drag fling a new ball, right-click pin / unpin the
-ball under the cursor, H heads-up display, M sound, F fullscreen, S save a PNG
+Left/Right tilt gravity by 15 degrees, Up/Down make it stronger/weaker, G flip
+it, B cycle backend, T switch the ball time-of-impact method, + / - add /
+remove a ball, left-drag fling a new ball, right-click pin / unpin the ball
+under the cursor, H heads-up display, M sound, F fullscreen, S save a PNG
 screenshot, Esc or Q quit.
 """
 import contextlib
@@ -128,8 +128,8 @@ class DemoApp:
     box keeps its size and the picture is scaled to fit the window.
     pipelined: True to step on a worker thread beside the drawing, False
     before it, None (default) for whichever is faster here (a LoopChooser),
-    except when recording, replaying or writing a video (then before it). exact: draw through the
-    offscreen framebuffer (default: when headless, recording or writing a
+    except when recording, replaying or writing a video (then before it).
+    exact: draw through the offscreen framebuffer (default: when headless, recording or writing a
     video). interval: the display's frame interval (s), the pacing's budget.
     """
 

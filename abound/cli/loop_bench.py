@@ -1,30 +1,30 @@
 """``abound bench --frames-loop [SCENE] --size WxH``: the demo's real frame loop, timed end to end.
 
-``abound bench`` times the physics alone and ``--render`` the drawing alone;
-a user sees what the two cost together in the demo's (and the saver's) frame
+``abound bench`` times the physics alone and ``--render`` the drawing alone; a
+user sees what the two cost together in the demo's (and the saver's) frame
 loop, :class:`abound.cli.demo.DemoApp`, which this runs headless (EGL) at the
 given window size, with no HUD, drawing straight into the window as the demo
 does on a screen. The scene keeps its own box, fitted into the window (the
 demo would make a scene of random balls as big as its window: the hot gas
-squeezed into 1280x720 is another scene, not the same one drawn smaller). Each frame is ``tick`` (the steps the elapsed time calls
-for, abound/pacing.py), the frame's drawing, ``flip`` and ``glFinish`` (so
-the software rasteriser's work is inside the frame), then, as pyglet's
-``app.run(1/60)`` does, a wait until an interval has passed since the frame
-began (none when the frame took longer: it has missed the display's
-interval). No vsync wait: headless, under Xvfb and on many screensaver setups
-there is none, and with it a frame rate could only take the values 60/k.
+squeezed into 1280x720 is another scene, not the same one drawn smaller). Each
+frame is ``tick`` (the steps the elapsed time calls for, abound/pacing.py),
+the frame's drawing, ``flip`` and ``glFinish`` (so the software rasteriser's
+work is inside the frame), then, as pyglet's ``app.run(1/60)`` does, a wait
+until an interval has passed since the frame began (none when the frame took
+longer: it has missed the display's interval). No vsync wait: headless, under
+Xvfb and on many screensaver setups there is none, and with it a frame rate
+could only take the values 60/k.
 
-Reported per loop: frames per second; the physics' milliseconds per frame
-and per step (timed where the steps run: on the worker thread, pipelined)
-against the physics-only step of the same scene timed in the same run; the
-drawing's milliseconds per frame (main thread: draw, flip, finish); steps per
-frame; the share of frames that missed the display's interval; and the
-simulated time against the wall-clock time (how far the simulation fell
-behind). The loop runs as the demo runs it: its steps beside the drawing or
-before it, whichever its LoopChooser found faster (abound/pacing.py).
-``--compare serial`` runs the old serial loop too (steps, then drawing),
-taking turns block by block so both see the same machine load, and prints
-the ratio of their frame rates.
+Reported per loop: frames per second; the physics' milliseconds per frame and
+per step (timed where the steps run: on the worker thread, pipelined) against
+the physics-only step of the same scene timed in the same run; the drawing's
+milliseconds per frame (main thread: draw, flip, finish); steps per frame; the
+share of frames that missed the display's interval; and the simulated time
+against the wall-clock time (how far the simulation fell behind). The loop
+runs as the demo runs it: its steps beside the drawing or before it, whichever
+its LoopChooser found faster (abound/pacing.py). ``--compare serial`` runs the
+old serial loop too (steps, then drawing), taking turns block by block so both
+see the same machine load, and prints the ratio of their frame rates.
 """
 import json
 import sys
@@ -190,9 +190,12 @@ def run(args):
           f"(box {r['box'][0]:g}x{r['box'][1]:g}), backend {r['backend']}; "
           f"physics alone {r['physics_alone_ms_per_step']:.2f} ms a step (median)")
     for x in r["loops"]:
-        print(f"{x['loop']:>9}: {x['fps']:5.1f} fps ({x['frames']} frames), physics {x['physics_ms_per_frame']:.2f} "
-              f"ms/frame ({x['steps_per_frame']:.2f} steps of {x['physics_ms_per_step_median']:.2f} ms, p90 "
-              f"{x['physics_vs_alone_p90']:.2f}x alone, max {x['physics_vs_alone_max']:.2f}x, {x['threads']} thread{'s' if x['threads'] > 1 else ''}), "
+        threads = f"{x['threads']} thread{'s' if x['threads'] > 1 else ''}"
+        way = "pipelined" if x["pipelined_at_end"] else "serial"
+        print(f"{x['loop']:>9} ({way}): {x['fps']:5.1f} fps ({x['frames']} frames), physics "
+              f"{x['physics_ms_per_frame']:.2f} ms/frame ({x['steps_per_frame']:.2f} steps of "
+              f"{x['physics_ms_per_step_median']:.2f} ms, p90 {x['physics_vs_alone_p90']:.2f}x alone, "
+              f"max {x['physics_vs_alone_max']:.2f}x, {threads}), "
               f"drawing {x['draw_ms_median']:.2f} ms; missed {100 * x['missed_share']:.0f}% of intervals; "
               f"speed {x['speed']:.2f}x real time ({x['behind_s']:.2f} s behind)")
     if "fps_ratio" in r:
