@@ -7,7 +7,9 @@ turns them into a brightness for the renderer: a ball goes white by the
 strength of its hit, fading linearly to its own colour over FLASH_SECONDS.
 
 Strength is the velocity change the hit gave the ball, J / m, over FULL_DV
-(at most 1): a touch barely shows, a hard knock shows white. Times are
+(at most 1): a touch barely shows, a hard knock shows white; a pinned ball,
+whose velocity no hit changes, does not flash; a hit on a ball still
+flashing restarts the fade from the brighter of the two. Times are
 simulated time, so the same run flashes the same way in the demo and in
 ``abound capture``. GL-free.
 """
@@ -53,8 +55,13 @@ class Hits:
         order = np.argsort(t, kind="stable")[::-1]
         balls, first = np.unique(balls[order], return_index=True)
         last = order[first]
-        self.time[balls] = start + t[last]
-        self.strength[balls] = np.minimum(impulse[last] / sim.masses[balls] / FULL_DV, 1.0)
+        now = start + t[last]
+        hit = np.minimum(impulse[last] / sim.masses[balls] / FULL_DV, 1.0)
+        hit[sim.pinned[balls]] = 0.0  # a pinned ball's velocity does not change: it does not flash
+        # a light touch does not dim a ball still white from a hard knock: the brighter wins
+        still = self.strength[balls] * np.clip(1.0 - (now - self.time[balls]) / FLASH_SECONDS, 0.0, 1.0)
+        self.time[balls] = now
+        self.strength[balls] = np.maximum(hit, still)
 
     def flash(self, now, n):
         """(n,) float64 in 0..1: how white each ball is at simulated time ``now``."""

@@ -113,6 +113,14 @@ def run(args):
         print("abound: error: --compare serial compares frame loops: it needs --frames-loop", file=sys.stderr)
         return 2
     if args.frames_loop:
+        unused = [opt for opt, given in (("--render", args.render), ("--dt", args.dt is not None),
+                                         (f"--compare {args.compare}", args.compare not in (None, "serial")),
+                                         ("--pymunk-walls", args.pymunk_walls != "thick"),
+                                         ("--pymunk-threads", args.pymunk_threads != 1)) if given]
+        if unused:
+            print(f"abound: error: --frames-loop runs the demo's loop as it is (its scene's dt, no pymunk "
+                  f"beside it): drop {', '.join(unused)}", file=sys.stderr)
+            return 2
         target = _delegate("abound.cli.loop_bench", "the frame-loop benchmark (--frames-loop)")
         return 2 if target is None else target(args)
     if args.render:

@@ -32,7 +32,7 @@ def add_arguments(parser):
     parser.add_argument("--mp4", metavar="FILE", help="also write an MP4 video (needs ffmpeg on the PATH)")
     parser.add_argument("--wav", metavar="FILE",
                         help="also write the contacts' soundtrack, a click per contact (16-bit mono WAV, "
-                             "as long as the frames at --every steps a frame; abound/sound.py)")
+                             "as long as the frames at --every steps a frame; abound/sound.py; not with --replay)")
     add_force(parser, "the --gif, --mp4 and --wav files and the frames in --out")
 
 
@@ -77,8 +77,8 @@ def run(args):
         check_file(args.gif, "--gif", (".gif",), args.force)
     if args.mp4:
         check_file(args.mp4, "--mp4", (".mp4",), args.force)
-    if args.wav:
-        check_file(args.wav, "--wav", (".wav",), args.force)
+    if args.wav:  # (as checked: a name like "x.wav/" becomes the file x.wav, as --gif and --mp4 do)
+        args.wav = str(check_file(args.wav, "--wav", (".wav",), args.force))
     if args.replay and args.wav:
         print("abound: error: --wav hears a scene's contacts as they are stepped; it does not take --replay",
               file=sys.stderr)

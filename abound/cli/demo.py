@@ -397,9 +397,17 @@ class DemoApp:
         return f"\nreplay frame {r.frames}/{r.log.frames}{'   (ended)' if r.done else ''}"
 
     def _draw_hud(self, state):
-        self._hud.text = self.hud_text(state)
-        self._hud.y = self.window.height - 8
-        self._hud.draw()
+        """The HUD's lines on a dark translucent backdrop (readable over any picture)."""
+        label = self._hud
+        label.text = self.hud_text(state)
+        label.y = self.window.height - 8
+        if self._hud_bg is None:
+            self._hud_bg = self.pyglet.shapes.Rectangle(0, 0, 1, 1, color=(0, 0, 0, 150))
+        bg, pad = self._hud_bg, 5
+        bg.x, bg.y = label.x - pad, label.y - label.content_height - pad
+        bg.width, bg.height = label.content_width + 2 * pad, label.content_height + 2 * pad
+        bg.draw()
+        label.draw()
 
     def on_draw(self):
         if self.closing:  # the loop may draw again before it ends: a frame after the quit

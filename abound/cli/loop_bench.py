@@ -37,6 +37,7 @@ WARMUP_FRAMES = 30      # untimed frames at the start of each loop
 BLOCK = 30              # frames each loop runs in its turn (--compare)
 MISSED = 1.02           # a frame longer than this many intervals missed its display tick
 PHYSICS_ONLY_FRAMES = 60
+MAX_WINDOW = 16384      # px a side, as the demo's --size allows
 
 
 class Loop:
@@ -138,12 +139,15 @@ PIPELINED = ("pipelined", True, None)
 SERIAL = ("serial", False, None)
 
 
-def run_loops(scene, size, frames, loops=(AUTO,), seed=None, balls=None):
+def run_loops(scene, size, frames, loops=(AUTO,), seed=None, balls=None, backend=None, ball_toi=None):
     """Results of the given loops, taking turns in one run (the first is the ratio's numerator)."""
     from abound.scene import build_simulation
 
     def new_sim():
-        return build_simulation(scene, seed=seed, balls=balls)
+        sim = build_simulation(scene, seed=seed, balls=balls, backend=backend)
+        if ball_toi:
+            sim.ball_toi = ball_toi
+        return sim
 
     first = new_sim()
     warm_up(first.backend)
@@ -182,7 +186,11 @@ def run(args):
     frames = args.frames if args.frames is not None else 300
     specs = [AUTO, SERIAL] if args.compare == "serial" else [AUTO]
     specs = [(name, pipelined, args.threads) for name, pipelined, _ in specs]
-    r = run_loops(args.scene, size, frames, specs, args.seed, args.balls)
+    if max(size) > MAX_WINDOW:
+        print(f"abound: error: --size {size[0]}x{size[1]}: a window is at most {MAX_WINDOW} px a side",
+              file=sys.stderr)
+        return 2
+    r = run_loops(args.scene, size, frames, specs, args.seed, args.balls, args.backend, args.ball_toi)
     if args.json:
         print(json.dumps(r))
         return 0
@@ -191,13 +199,14 @@ def run(args):
           f"physics alone {r['physics_alone_ms_per_step']:.2f} ms a step (median)")
     for x in r["loops"]:
         threads = f"{x['threads']} thread{'s' if x['threads'] > 1 else ''}"
-        way = "pipelined" if x["pipelined_at_end"] else "serial"
-        print(f"{x['loop']:>9} ({way}): {x['fps']:5.1f} fps ({x['frames']} frames), physics "
+        way = f" ({'pipelined' if x['pipelined_at_end'] else 'serial'})" if x["loop"] == "demo" else ""
+        print(f"{x['loop']:>9}{way}: {x['fps']:5.1f} fps ({x['frames']} frame{'s' if x['frames'] != 1 else ''}), "
+              f"physics "
               f"{x['physics_ms_per_frame']:.2f} ms/frame ({x['steps_per_frame']:.2f} steps of "
               f"{x['physics_ms_per_step_median']:.2f} ms, p90 {x['physics_vs_alone_p90']:.2f}x alone, "
               f"max {x['physics_vs_alone_max']:.2f}x, {threads}), "
               f"drawing {x['draw_ms_median']:.2f} ms; missed {100 * x['missed_share']:.0f}% of intervals; "
-              f"speed {x['speed']:.2f}x real time ({x['behind_s']:.2f} s behind)")
+              f"speed {x['speed']:.2f}x real time ({max(x['behind_s'], 0.0):.2f} s behind)")
     if "fps_ratio" in r:
         print(f"{r['loops'][0]['loop']} / {r['loops'][-1]['loop']} frames per second: {r['fps_ratio']:.2f}")
     return 0

@@ -36,6 +36,7 @@ class MovingBalls:
         # sized so the balls cover about COVERAGE of the frame, as a scene of that
         # many non-overlapping balls must be: ~2.7 px at 10,000 in 1280x720, ~0.9 px at 100,000
         mean = math.sqrt(COVERAGE * width * height / (math.pi * n * 1.0533))  # E[u^2], u in 0.6..1.4
+        mean = min(mean, min(width, height) / 3.0)  # (few balls in a thin frame: each must fit in it)
         self.radii = mean * rng.uniform(0.6, 1.4, n)
         self.positions = np.column_stack([rng.uniform(self.radii, width - self.radii),
                                           rng.uniform(self.radii, height - self.radii)])

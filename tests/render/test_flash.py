@@ -71,3 +71,19 @@ def test_the_last_hit_of_a_step_wins_whichever_side_the_ball_was_on():
                                                           300.0 / FULL_DV, 300.0 / FULL_DV]))
     hits.record(sim, log[:0], 0.0)  # time went back (a reset): the hits are forgotten
     assert not hits.flash(0.0, 3).any()
+
+
+def test_a_pinned_ball_does_not_flash_and_a_touch_does_not_dim_a_knock():
+    from abound.simulation import CONTACT_DTYPE
+    sim = Simulation(100, 100, gravity=(0.0, 0.0))
+    sim.add_ball(20.0, 50.0, radius=5.0, mass=1.0)
+    sim.add_ball(50.0, 50.0, radius=5.0, mass=1.0, pinned=True)
+    hits = Hits()
+    knock = np.zeros(1, dtype=CONTACT_DTYPE)
+    knock[0] = (0.0, 0, 1, -1, 0, 0, 1, 0, 2.0 * FULL_DV)  # ball 0 off the pinned ball: dv 2 x FULL_DV
+    hits.record(sim, knock, 1.0)
+    assert hits.flash(1.0, 2).tolist() == [1.0, 0.0]
+    touch = np.zeros(1, dtype=CONTACT_DTYPE)
+    touch[0] = (0.0, 0, -1, 0, 0, 0, -1, 0, 0.1 * FULL_DV)  # a touch on a wall a moment later: dv 0.1 FULL_DV
+    hits.record(sim, touch, 1.0 + 0.25 * FLASH_SECONDS)
+    assert hits.flash(1.0 + 0.25 * FLASH_SECONDS, 2)[0] == pytest.approx(0.75)  # still the knock's light
