@@ -28,8 +28,10 @@ SCENE = {
     "spawn": [{"count": 12, "radius": [4.0, 7.0], "speed": [50.0, 300.0], "restitution": [0.7, 1.0],
                "region": [0, 90, 240, 180]}],
     "walls": [{"x0": 20.0, "y0": 70.0, "x1": 110.0, "y1": 40.0}],
-    # trails make every frame depend on the frames before it (and on when they were reset)
-    "render": {"background": "#000000", "shading": True, "color_mode": "speed", "trails": 0.3, "hud": False},
+    # trails make every frame depend on the frames before it (and on when they were reset); flashes
+    # on the hits of the steps before it (abound/hits.py: the demo, a replay and its capture alike)
+    "render": {"background": "#000000", "shading": True, "color_mode": "speed", "trails": 0.3, "hud": False,
+               "flash": True},
 }
 
 
