@@ -104,6 +104,7 @@ class Simulation:
         self._split_backoff = split.Backoff()  # when a split step is worth trying (split.py)
         self._split_balance = split.Balance()  # ... and where to cut
         self.time = 0.0
+        self.black_holes = []  # abound.attractors.BlackHole, pulling every free ball (add_black_hole)
         self.scene = None  # the scene dict this simulation was built from, if any
         self.last_stats = StepStats()
         self._palette_next = 0
@@ -385,6 +386,22 @@ class Simulation:
         self._world.set_pinned(i, bool(pinned), self._gravity)
         self._world.wake_all(self._gravity)
 
+    def add_black_hole(self, x, y, strength, softening=10.0, horizon=0.0, swallow=False):
+        """A black hole at (x, y) px pulling every free ball with GM = strength (px^3/s^2),
+        softened over ``softening`` px; with ``swallow``, a ball whose centre crosses
+        ``horizon`` px is put back at the top (abound/attractors.py). Returns its index."""
+        from abound.attractors import BlackHole
+        x, y = _vec2((x, y), "black hole position")
+        hole = BlackHole(float(x), float(y), _positive(strength, "black hole strength"),
+                         _nonnegative(softening, "black hole softening"), _nonnegative(horizon, "black hole horizon"),
+                         bool(swallow))
+        self.black_holes.append(hole)
+        return len(self.black_holes) - 1
+
+    def remove_black_hole(self, i):
+        """Take black hole i away."""
+        del self.black_holes[i]
+
     def add_wall(self, x0, y0, x1, y1, restitution=1.0):
         """Add an interior wall segment; returns its index in :attr:`walls`."""
         vals = [float(v) for v in (x0, y0, x1, y1)]
@@ -432,10 +449,46 @@ class Simulation:
         impulse b or the wall gave a, along -n; 0 for a touch that exchanged
         none). Off by default: the step then records nothing. Such a step
         runs on one thread; the pymunk backend cannot log.
+
+        With black holes (:meth:`add_black_hole`) the step runs as sub-steps
+        of the leapfrog splitting (abound/attractors.py); the stats are their sum.
         """
         dt = self.dt if dt is None else float(dt)
         if not (dt > 0 and math.isfinite(dt)):
             raise ValueError(f"step dt must be a positive finite number, not {dt!r}")
+        if self.black_holes:
+            return self._step_with_black_holes(dt, contacts)
+        return self._step(dt, contacts)
+
+    def _step_with_black_holes(self, dt, contacts):
+        from abound import attractors
+        start = self.time
+        parts = []
+
+        def take(h):
+            t0 = self.time
+            stats = self._step(h, contacts)
+            parts.append((t0 - start, stats))
+            return stats
+        attractors.step(self, dt, take)
+        log = None
+        if contacts:
+            logs = []
+            for offset, stats in parts:
+                part = stats.contact_log.copy()
+                part["t"] += offset
+                logs.append(part)
+            log = np.concatenate(logs) if logs else np.empty(0, CONTACT_DTYPE)
+        self.time = start + dt  # (the sub-steps' sum, without their round-off)
+        total = StepStats(*(sum(getattr(s, f) for _, s in parts) for f in ("ball_ball", "ball_wall", "events",
+                                                                         "frozen")),
+                          stopped=any(s.stopped for _, s in parts),
+                          collapsed=sum(s.collapsed for _, s in parts), contact_log=log)
+        self.last_stats = total
+        return total
+
+    def _step(self, dt, contacts):
+        """One exact step of dt (see step)."""
         self._notice_user_edits()
         w = self._world
         params = self._params()

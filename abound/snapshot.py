@@ -36,6 +36,7 @@ class Snapshot:
         self._energy = sim.energy()
         self.backend, self.ball_toi = sim.backend, sim.ball_toi
         self.scene = sim.scene
+        self.black_holes = list(getattr(sim, "black_holes", ()))  # (holes are replaced, never changed)
         self.steps, self.changes = steps, changes
         self.flash = flash
 

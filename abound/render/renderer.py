@@ -32,6 +32,8 @@ FLAG_PINNED = 1.0
 FLAG_TRIANGLE = 2.0  # drawn by the triangle path, skipped by the point sprites
 BALL_FLOATS = 8      # x, y, radius, flags, r, g, b, a
 EDGE_MARGIN = 1.0    # px: a ball centred closer than this to the frame's edge takes the triangle path
+HOLE_RADIUS = 8.0    # px (world): the least a black hole is drawn, whatever its horizon
+HOLE_COLOR = (0.42, 0.16, 0.62, 1.0)  # a black hole's disc (ringed as a pinned ball)
 
 
 def _box_rect(xform, world_w, world_h, width, height):
@@ -165,19 +167,28 @@ class Renderer:
     # -- state -> GPU ------------------------------------------------------------------
     def _upload(self, sim, style, width, height, flash=None):
         """Fill the ball and wall buffers; returns (balls, triangle-path balls, walls).
-        flash: (N,) 0..1, how far each ball's colour goes to white (``[render] flash``)."""
-        n = len(sim)
+        flash: (N,) 0..1, how far each ball's colour goes to white (``[render] flash``).
+        Black holes (``sim.black_holes``) are drawn after the balls, as ringed discs of
+        their horizon (at least HOLE_RADIUS px)."""
+        k = len(sim)
+        holes = getattr(sim, "black_holes", ())
+        n = k + len(holes)
         if len(self._balls) < n:
             self._balls = np.zeros((max(n, 2 * len(self._balls)), BALL_FLOATS), dtype=np.float32)
         balls = self._balls[:n]
-        positions, radii = sim.positions, sim.radii
-        balls[:, 0:2] = positions
-        balls[:, 2] = radii
-        np.multiply(sim.modes == PINNED, FLAG_PINNED, out=balls[:, 3])
-        balls[:, 4:8] = ball_colors(sim.colors, sim.velocities, style.color_mode)
-        if flash is not None and len(flash) == n:
-            rgb = balls[:, 4:7]
+        balls[:k, 0:2] = sim.positions
+        balls[:k, 2] = sim.radii
+        np.multiply(sim.modes == PINNED, FLAG_PINNED, out=balls[:k, 3])
+        balls[:k, 4:8] = ball_colors(sim.colors, sim.velocities, style.color_mode)
+        if flash is not None and len(flash) == k:
+            rgb = balls[:k, 4:7]
             rgb += (1.0 - rgb) * flash[:, None].astype(np.float32)
+        for i, hole in enumerate(holes, k):
+            balls[i] = (hole.x, hole.y, max(hole.horizon, HOLE_RADIUS), FLAG_PINNED) + HOLE_COLOR
+        positions, radii = sim.positions, sim.radii
+        if holes:
+            positions = np.vstack([positions, [(h.x, h.y) for h in holes]])
+            radii = np.concatenate([radii, balls[k:, 2]])
         big = triangle_path(positions, radii, self.transform, width, height, self.max_point_size)
         n_big = 0
         if big is not None and len(big):

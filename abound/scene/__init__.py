@@ -280,6 +280,10 @@ def _build(scene, name):
         for (x, y) in pos:
             placer.add_ball(x, y, r)
 
+    for hole in scene["black_holes"]:  # (they pull from the first step; abound/attractors.py)
+        sim.add_black_hole(hole["x"], hole["y"], hole["strength"], hole["softening"], hole["horizon"],
+                           hole["swallow"])
+
     for k, ball in enumerate(scene["balls"], 1):
         r = ball["radius"]
         for key, v, size in (("x", ball["x"], W), ("y", ball["y"], H)):

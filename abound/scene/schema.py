@@ -281,6 +281,16 @@ PEGS = {
     "restitution": (number(0.0, 1.0), 1.0, ""),
     "color": (optional(color), None, "", "`[render] peg_color`"),
 }
+BLACK_HOLE = {
+    "x": (number(), REQUIRED, "px, the centre (it may lie outside the box)"),
+    "y": (number(), REQUIRED, "px, the centre (it may lie outside the box)"),
+    "strength": (number(positive=True), REQUIRED,
+                 "GM, px³/s²: a ball at d px feels GM / d² (a circular orbit there: speed sqrt(GM / d))"),
+    "softening": (number(0.0, 100000.0), 10.0, "px: the pull is GM d / (d² + softening²)^1.5, finite at the centre"),
+    "horizon": (number(0.0, 100000.0), 0.0, "px: with `swallow`, a ball whose centre comes this close is put back "
+                                       "at the top, at rest (0: none)"),
+    "swallow": (boolean, False, "whether the hole swallows balls crossing its horizon"),
+}
 RENDER = {
     "background": (color, "#101018", ""),
     "color_mode": (choice(COLOR_MODES), "palette", "balls coloured by their colour, by speed, or per ball"),
@@ -298,7 +308,7 @@ SAVER = {
     "liven": (choice(LIVEN), "wave", "how a still scene is livened up"),
 }
 TABLES = {"world": WORLD, "physics": PHYSICS, "render": RENDER, "saver": SAVER}
-ARRAYS = {"balls": BALL, "spawn": SPAWN, "walls": WALL, "pegs": PEGS}
+ARRAYS = {"balls": BALL, "spawn": SPAWN, "walls": WALL, "pegs": PEGS, "black_holes": BLACK_HOLE}
 SECTIONS = tuple(TABLES) + tuple(ARRAYS)
 
 

@@ -17,7 +17,7 @@ from abound import resources
 from abound.scene import build_simulation, load_scene
 
 REPO = Path(__file__).resolve().parents[2]
-SHIPPED = ["default", "pool_break", "galton", "rain", "hourglass", "drop"]
+SHIPPED = ["default", "pool_break", "galton", "rain", "hourglass", "drop", "black_hole"]
 
 
 def _pegs_inside(peg, w, h):
@@ -88,7 +88,7 @@ def test_none_is_the_default_scene():
 def test_empty_scene_gets_every_default():
     sim = build_simulation({}, backend="reference")
     s = sim.scene
-    assert set(s) == {"world", "physics", "render", "saver", "balls", "spawn", "walls", "pegs"}
+    assert set(s) == {"world", "physics", "render", "saver", "balls", "spawn", "walls", "pegs", "black_holes"}
     assert s["world"] == {"width": 1280.0, "height": 720.0, "gravity": [0.0, -980.0],
                           "restitution_mix": "product", "rest_speed": 10.0,
                           "rolling_friction": 0.0, "wall_restitution": 1.0, "density": 1.0}

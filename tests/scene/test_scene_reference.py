@@ -18,7 +18,8 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "scenes.md"
 # the least item of each array section that validates, to set one key in
 BASE = {"balls": {"x": 100.0, "y": 100.0}, "spawn": {"count": 1},
         "walls": {"x0": 10.0, "y0": 10.0, "x1": 50.0, "y1": 20.0},
-        "pegs": {"rows": 1, "cols": 1, "x0": 100.0, "y0": 100.0, "dx": 20.0, "dy": -20.0}}
+        "pegs": {"rows": 1, "cols": 1, "x0": 100.0, "y0": 100.0, "dx": 20.0, "dy": -20.0},
+        "black_holes": {"x": 100.0, "y": 100.0, "strength": 1.0e6}}
 
 
 def test_the_doc_has_the_schemas_tables():

@@ -1,0 +1,95 @@
+"""Black holes (issue 26, item 1; abound/attractors.py) against closed form, on both engines.
+
+A ball on a circular orbit of radius r about a hole of strength GM keeps r
+within 1% over 10 orbits, and goes round in 2 pi sqrt(r^3 / GM) within 1%; a
+ball let go from rest at r0 reaches r0 / 2 after sqrt(r0^3 / (2 GM)) (1/2 +
+pi/4) (the radial Kepler fall, x = 1/2 in sqrt(x (1 - x)) + arccos sqrt(x));
+a swallowing hole puts a ball that crosses its horizon back at the top, at
+rest, the count kept.
+"""
+import math
+
+import numpy as np
+import pytest
+
+from abound import SceneError, Simulation
+
+GM, R = 4.0e7, 200.0
+BACKENDS = ["reference", "fast"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_circular_orbit_keeps_its_radius_and_period(backend):
+    sim = Simulation(1000, 1000, gravity=(0.0, 0.0), dt=1 / 60, backend=backend)
+    sim.add_black_hole(500.0, 500.0, GM, softening=0.0)
+    sim.add_ball(500.0 + R, 500.0, vy=math.sqrt(GM / R), radius=5.0)
+    period = 2 * math.pi * math.sqrt(R ** 3 / GM)
+    radii, angles, times = [], [], []
+    while sim.time < 10 * period:
+        sim.step()
+        d = sim.positions[0] - 500.0
+        radii.append(math.hypot(*d))
+        angles.append(math.atan2(d[1], d[0]))
+        times.append(sim.time)
+    assert max(abs(r - R) for r in radii) < 0.01 * R
+    rate = np.polyfit(times, np.unwrap(angles), 1)[0]  # rad/s, fitted over the 10 orbits
+    assert 2 * math.pi / rate == pytest.approx(period, rel=0.01)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_ball_falls_in_from_rest_in_the_radial_kepler_time(backend):
+    r0 = 400.0
+    sim = Simulation(1000, 1000, gravity=(0.0, 0.0), dt=1 / 240, backend=backend)
+    sim.add_black_hole(100.0, 500.0, GM, softening=0.0)
+    sim.add_ball(100.0 + r0, 500.0, radius=5.0)
+    expected = math.sqrt(r0 ** 3 / (2 * GM)) * (0.5 + math.pi / 4)
+    prev_t, prev_r = 0.0, r0
+    while True:
+        sim.step()
+        r = sim.positions[0, 0] - 100.0
+        if r <= r0 / 2:
+            t = prev_t + (prev_r - r0 / 2) / (prev_r - r) * (sim.time - prev_t)  # (between two steps)
+            break
+        prev_t, prev_r = sim.time, r
+    assert t == pytest.approx(expected, rel=0.01)
+
+
+def test_a_swallowed_ball_comes_back_at_the_top_at_rest():
+    sim = Simulation(400, 300, gravity=(0.0, 0.0), dt=1 / 60)
+    sim.add_black_hole(200.0, 150.0, 1.0e7, softening=5.0, horizon=15.0, swallow=True)
+    sim.add_ball(260.0, 150.0, radius=5.0)   # falls straight in
+    sim.add_ball(50.0, 40.0, radius=5.0)     # far, slow to fall
+    swallowed_at = None
+    for k in range(120):
+        before = sim.positions[0].copy()
+        sim.step()
+        if sim.positions[0, 1] > 200.0 and before[1] < 200.0:
+            swallowed_at = k
+            break
+    assert swallowed_at is not None, "the ball never came back"
+    assert len(sim) == 2
+    x, y = sim.positions[0]
+    assert y >= 300 - 5 - 0.1 * (300 - 10) - 1e-9 and 5 <= x <= 395  # in the top tenth of the box
+    assert np.hypot(*(sim.positions[0] - sim.positions[1])) >= 10.0
+    # at rest when put back: within the step it came back in, only the pull has moved it since
+    assert np.hypot(*sim.velocities[0]) < 1.0e7 / 100.0 ** 2 * sim.dt * 1.01
+
+
+def test_black_holes_come_from_the_scene_and_bad_ones_are_refused(tmp_path):
+    sim = Simulation.from_config("black_hole")
+    assert len(sim.black_holes) == 1 and sim.black_holes[0].swallow
+    with pytest.raises(SceneError, match="strength"):
+        Simulation.from_config({"black_holes": [{"x": 1.0, "y": 2.0, "strength": 0.0}]})
+    with pytest.raises(SceneError, match="strength"):
+        Simulation.from_config({"black_holes": [{"x": 1.0, "y": 2.0}]})
+
+
+def test_a_step_with_a_black_hole_logs_its_contacts_in_one_time_line():
+    """Sub-steps' contacts come back in one log of the whole step, times from its start."""
+    sim = Simulation(300, 300, gravity=(0.0, 0.0), dt=1 / 30)
+    sim.add_black_hole(150.0, 150.0, 2.0e7, softening=30.0)
+    sim.add_ball(40.0, 150.0, vx=-1800.0, radius=10.0)  # hits the left wall half way through the step
+    stats = sim.step(contacts=True)
+    log = stats.contact_log
+    assert stats.ball_wall == len(log) == 1
+    assert 0.0 < log["t"][0] < 1 / 30 and log["wall"][0] >= 0
