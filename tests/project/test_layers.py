@@ -4,7 +4,7 @@ Every import statement of every module under abound/ is read from its source
 (ast: at module level and inside functions alike) and held against the order
 
     base (errors, resources, defaults) <- physics <- simulation, scene,
-    timing, warmup, snapshot, pacing, worker, hits, sound <- render <- apps (cli, capture,
+    timing, warmup, snapshot, pacing, worker, hits, sound, attractors <- render <- apps (cli, capture,
     replay, control) <- compare
 
 A module imports only from its own layer or those below; below render nothing
@@ -21,7 +21,8 @@ LAYERS = [
     ("base", ("abound.errors", "abound.resources", "abound.defaults")),
     ("physics", ("abound.physics",)),
     ("model", ("abound.simulation", "abound.scene", "abound.timing", "abound.warmup", "abound.snapshot",
-               "abound.pacing", "abound.worker", "abound.hits", "abound.sound", "=abound")),
+               "abound.pacing", "abound.worker", "abound.hits", "abound.sound", "abound.attractors",
+               "=abound")),
     ("render", ("abound.render",)),
     ("apps", ("abound.cli", "abound.capture", "abound.replay", "abound.control", "abound.__main__")),
     ("compare", ("abound.compare",)),
