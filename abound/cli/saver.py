@@ -8,8 +8,9 @@ ignored: windows receive synthetic motion when they appear). When the motion
 dies down - kinetic energy under ``[saver] stillness_energy`` times its peak
 since the last livening, for ``stillness_seconds`` - it livens things up as
 ``[saver] liven`` says: ``wave`` (a fresh wave of the scene's balls, new
-seed), ``kick`` (every free ball gets a random upward kick) or ``gravity``
-(gravity turns by 90 to 270 degrees). The number of balls never grows, so
+seed), ``kick`` (every free ball gets a random upward kick), ``gravity``
+(gravity turns by 90 to 270 degrees) or ``black_hole`` (a black hole drops
+into the box for LIVEN_HOLE_SECONDS, then goes: abound/attractors.py). The number of balls never grows, so
 memory stays flat.
 
 The screen: a scene with walls, pegs or explicit balls is a fixed picture,
@@ -41,6 +42,9 @@ import numpy as np
 MOTION_THRESHOLD = 20.0   # px the pointer may drift before the saver quits
 SETTLE_SECONDS = 0.5      # motion events right after opening are ignored
 LIVEN_KICK = 900.0        # px/s, upward speed of a "kick"
+LIVEN_HOLE_SECONDS = 8.0  # s of simulated time a livening black hole stays
+# its pull: a circular orbit a quarter of the box's smaller side from it takes LIVEN_HOLE_ORBIT s
+LIVEN_HOLE_ORBIT = 3.0
 
 
 MAX_GRAVITY = 10.0        # the largest --gravity factor
@@ -147,9 +151,17 @@ class Liveliness:
         self.still_for = 0.0
         self.count = 0
         self.rng = np.random.default_rng(seed)
+        self.hole, self.hole_left = None, 0.0  # the livening black hole, and its time left (s)
 
     def update(self, sim, elapsed):
         """Account ``elapsed`` seconds of simulated time; returns a (possibly new) Simulation."""
+        if self.hole is not None:  # a livening black hole's time runs out
+            self.hole_left -= elapsed
+            if self.hole_left <= 0.0:
+                if self.hole in sim.black_holes:
+                    sim.black_holes.remove(self.hole)
+                self.hole = None
+                self.peak = 0.0  # (the stillness is measured afresh from here)
         ke = sim.kinetic_energy()
         self.peak = max(self.peak, ke)
         if self.peak > 0 and ke < self.energy_fraction * self.peak:
@@ -170,6 +182,15 @@ class Liveliness:
             if new is not None:
                 return new
             # the scene's balls do not fit the box the window made: a kick instead
+        if self.mode == "black_hole":
+            if self.hole is None:
+                w, h = sim.width, sim.height
+                r = 0.25 * min(w, h)
+                gm = 4.0 * np.pi ** 2 * r ** 3 / LIVEN_HOLE_ORBIT ** 2  # (T = 2 pi sqrt(r^3 / GM))
+                i = sim.add_black_hole(self.rng.uniform(0.25 * w, 0.75 * w), self.rng.uniform(0.25 * h, 0.75 * h),
+                                       gm, softening=0.05 * min(w, h))
+                self.hole, self.hole_left = sim.black_holes[i], LIVEN_HOLE_SECONDS
+            return sim
         if self.mode == "gravity":
             a = np.radians(self.rng.uniform(90.0, 270.0))
             g = sim.gravity

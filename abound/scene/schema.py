@@ -22,7 +22,7 @@ MAX_MAGNITUDE = 1e9    # the largest size of any number in a scene
 MIN_POSITIVE = 1e-9    # the smallest value of a number that must be positive
 BACKENDS = ("auto",) + backends.NAMES
 COLOR_MODES = ("palette", "speed", "ball")
-LIVEN = ("wave", "kick", "gravity")
+LIVEN = ("wave", "kick", "gravity", "black_hole")
 REQUIRED = object()  # marks a key without default
 
 

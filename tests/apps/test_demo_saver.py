@@ -1,4 +1,5 @@
 """The screensaver, headless: opens, draws, quits on key / click / large motion, livens a still pile."""
+import math
 import time
 
 import pytest
@@ -103,3 +104,22 @@ def test_saver_command_runs_frames_and_windows_conventions(capsys, monkeypatch):
         assert main(["saver", "drop", "--headless", "--frames", "3", root]) == 0
         err = capsys.readouterr().err
         assert len(err.splitlines()) == 1 and "root window" in err, err
+
+
+def test_a_still_scene_gets_a_black_hole_for_a_while():
+    sim = Simulation(400, 300, gravity=(0.0, 0.0))
+    sim.add_ball(100.0, 100.0, radius=10.0)  # still, in a weightless box
+    live = Liveliness({"stillness_energy": 0.02, "stillness_seconds": 1.0, "liven": "black_hole"})
+    live.peak = 1e6
+    for _ in range(61):
+        live.update(sim, 1 / 60)
+    assert live.count == 1 and len(sim.black_holes) == 1
+    hole = sim.black_holes[0]
+    assert 100.0 <= hole.x <= 300.0 and 75.0 <= hole.y <= 225.0  # in the middle half of the box
+    for _ in range(60):
+        sim.step()
+        live.update(sim, sim.dt)
+    assert math.hypot(*sim.velocities[0]) > 10.0  # it pulls
+    for _ in range(int(saver.LIVEN_HOLE_SECONDS * 60)):
+        live.update(sim, 1 / 60)
+    assert sim.black_holes == []  # and goes
