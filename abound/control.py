@@ -13,7 +13,8 @@ action with the step index at which it applies.
 Kinds: ``pause`` (paused), ``step``, ``gravity`` (g), ``reset``,
 ``backend`` (name), ``ball_toi`` (name), ``add`` (x, y, vx, vy, radius),
 ``remove`` (the last ball), ``fling`` (x, y, vx, vy: world start point and
-velocity), ``pin`` (ball, pinned), ``resize`` (width, height). GL-free.
+velocity), ``pin`` (ball, pinned), ``resize`` (width, height), ``hole`` (x, y:
+a black hole there, or the one within HOLE_PICK px of it taken away). GL-free.
 
 Steps may also run on a worker thread (:meth:`Controller.advance_in_background`)
 while the window draws the frame before them from a :class:`abound.snapshot.Snapshot`
@@ -30,6 +31,9 @@ import numpy as np
 from abound.physics import backends
 
 FLING_RADIUS = 12.0    # px, radius of a flung ball
+HOLE_PICK = 20.0       # px: a click this near a black hole takes it away
+# a placed black hole's pull: a circular orbit a quarter of the box's smaller side away takes HOLE_ORBIT s
+HOLE_ORBIT = 3.0
 ADD_RADIUS = (6.0, 14.0)
 TILT_DEGREES = 15.0
 GRAVITY_FACTOR = 1.25
@@ -49,9 +53,10 @@ ACTIONS = {
     "fling": {"x": float, "y": float, "vx": float, "vy": float},
     "pin": {"ball": int, "pinned": bool},
     "resize": {"width": float, "height": float},
+    "hole": {"x": float, "y": float},
 }
 # kinds after which the HUD's energy drift starts again from the current energy
-_ENERGY_CHANGES = {"gravity", "reset", "add", "remove", "fling", "pin"}
+_ENERGY_CHANGES = {"gravity", "reset", "add", "remove", "fling", "pin", "hole"}
 # kinds after which the picture starts afresh (motion trails are dropped)
 _PICTURE_RESTARTS = {"reset", "resize"}
 
@@ -196,6 +201,15 @@ class Controller:
             sim.set_pinned(action["ball"], action["pinned"])
         elif kind == "resize":
             sim.resize(action["width"], action["height"])
+        elif kind == "hole":
+            x, y = action["x"], action["y"]
+            near = [h for h in sim.black_holes if math.hypot(h.x - x, h.y - y) <= HOLE_PICK]
+            if near:
+                sim.black_holes.remove(near[0])
+            else:
+                r = 0.25 * min(sim.width, sim.height)
+                sim.add_black_hole(x, y, 4.0 * math.pi ** 2 * r ** 3 / HOLE_ORBIT ** 2,
+                                   softening=0.05 * min(sim.width, sim.height))
         else:
             raise ValueError(f"unknown action {kind!r}")
         if kind in _ENERGY_CHANGES:
@@ -258,6 +272,10 @@ class Controller:
     def toggle_pin(self, i):
         self.apply({"do": "pin", "ball": int(i), "pinned": not bool(self.sim.pinned[i])})
 
+    def toggle_black_hole(self, x, y):
+        """A black hole at world point (x, y), or the one there taken away."""
+        self.apply({"do": "hole", "x": float(x), "y": float(y)})
+
     def resize(self, width, height):
         """The box becomes width x height; a resize to the current size does nothing."""
         if (float(width), float(height)) != (self.sim.width, self.sim.height):
@@ -272,6 +290,8 @@ def clone(sim):
                    rest_speed=sim.rest_speed, dt=sim.dt, density=sim.density)
     for (x0, y0, x1, y1), e in zip(sim.walls, sim.wall_restitutions):
         s.add_wall(x0, y0, x1, y1, restitution=e)
+    for h in sim.black_holes:
+        s.add_black_hole(h.x, h.y, h.strength, h.softening, h.horizon, h.swallow)
     if len(sim):
         s.add_balls(sim.positions.copy(), sim.velocities.copy(), radius=sim.radii.copy(),
                     mass=sim.masses.copy(), restitution=sim.restitutions.copy(), pinned=sim.pinned,

@@ -29,7 +29,7 @@ Controls: Space pause, Right arrow single step (while paused), R reset,
 Left/Right tilt gravity by 15 degrees, Up/Down make it stronger/weaker, G flip
 it, B cycle backend, T switch the ball time-of-impact method, + / - add /
 remove a ball, left-drag fling a new ball, right-click pin / unpin the ball
-under the cursor, H heads-up display, M sound, F fullscreen, S save a PNG
+under the cursor, middle-click a black hole, H heads-up display, M sound, F fullscreen, S save a PNG
 screenshot, Esc or Q quit.
 """
 import contextlib
@@ -59,6 +59,7 @@ KEYS = [
     ("+ / -", "add a ball / remove the last one"),
     ("left-drag", "fling a new ball (velocity 4 x the drag)"),
     ("right-click", "pin / unpin the ball under the cursor"),
+    ("middle-click", "a black hole at the cursor, or the one there taken away"),
     ("H", "heads-up display"),
     ("M", "sound on / off: a click per contact (also --sound)"),
     ("F", "fullscreen"),
@@ -547,6 +548,8 @@ class DemoApp:
             self.drag = (x, y, x, y)
         elif button == mouse.RIGHT:
             self.toggle_pin_at(x, y)
+        elif button == mouse.MIDDLE:
+            self.control.toggle_black_hole(*self.world_point(x, y))
         return True
 
     def on_mouse_drag(self, x, y, dx, dy, buttons, modifiers):

@@ -184,3 +184,25 @@ def test_check_gl_message():
 
     with pytest.raises(RenderError, match=r"OpenGL 3\.3 is needed.*2\.1 Mesa 22"):
         check_gl(Ctx())
+
+
+def test_middle_click_places_a_black_hole_and_takes_it_away(app):
+    """At the world point under the cursor (the box is the window here, 1:1, y up): then a
+    ball at rest is pulled towards it; a second click there takes it away; R resets."""
+    mouse = pyglet.window.mouse
+    app.sim.gravity = (0.0, 0.0)
+    app.sim.velocities = np.zeros_like(app.sim.velocities)
+    app.on_mouse_press(120, 120, mouse.MIDDLE, 0)
+    (hole,) = app.sim.black_holes
+    assert (hole.x, hole.y) == pytest.approx(app.world_point(120, 120))
+    before = app.sim.positions[1].copy()  # the ball at (170, 60)
+    for _ in range(5):
+        app.tick(DT)
+    moved = app.sim.positions[1] - before
+    towards = np.array([hole.x, hole.y]) - before
+    assert moved @ towards > 0.9 * np.hypot(*moved) * np.hypot(*towards)  # towards the hole
+    app.on_mouse_press(122, 118, mouse.MIDDLE, 0)  # within HOLE_PICK of it
+    assert app.sim.black_holes == []
+    app.on_mouse_press(120, 120, mouse.MIDDLE, 0)
+    app.on_key_press(keys().R, 0)
+    assert app.sim.black_holes == []  # the starting state had none
