@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-SUBSTEP = 0.05          # h at most this times the shortest local dynamical time
+SUBSTEP = 0.1           # h at most this times the shortest local dynamical time
 MAX_SUBSTEPS = 64       # a step's sub-steps at most
 RESPAWN_TRIES = 200     # random places tried for a swallowed ball, from the top down
 

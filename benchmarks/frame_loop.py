@@ -119,17 +119,22 @@ def main(argv=None):
     if notes.is_file():
         text += "\n" + notes.read_text()
     (HERE / "frame_loop_results.md").write_text(text)
+    put_section(TITLE, text)
+    print(text)
+    return 0
+
+
+def put_section(title, text):
+    """Put ``text`` in BENCHMARKS.md as the section ``title`` (replacing it, else at the end)."""
     bench = REPO / "BENCHMARKS.md"
     doc = bench.read_text()
-    if TITLE in doc:
-        start = doc.index(TITLE)
-        nxt = doc.find("\n## ", start + len(TITLE))
+    if title in doc:
+        start = doc.index(title)
+        nxt = doc.find("\n## ", start + len(title))
         doc = doc[:start] + text + ("\n" + doc[nxt + 1:] if nxt >= 0 else "")
     else:
         doc = doc.rstrip("\n") + "\n\n" + text
     bench.write_text(doc)
-    print(text)
-    return 0
 
 
 if __name__ == "__main__":
