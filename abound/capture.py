@@ -119,22 +119,17 @@ def stepped_frames(sim, cap, frames, every, step=None, listeners=()):
     frames per second it draws every step of 1/60 s), not with the faded
     ghost of the frame before. Those runs step and draw in turn.
     """
+    from abound.control import heard_step
     from abound.hits import Hits
     style = cap.renderer.style_for(sim)
     trailing = style.trail_frames(every - 1)
-    take = step or sim.step
     listeners = list(listeners)
     hits = Hits() if style.flash else None
     if hits is not None:
         listeners.append(hits.record)
 
     def one_step():
-        if not listeners or not sim.logs_contacts:
-            return take()
-        start = sim.time
-        log = take(contacts=True).contact_log
-        for listener in listeners:
-            listener(sim, log, start)
+        heard_step(sim, listeners, step)
 
     def flash(state):
         return None if hits is None else hits.flash(state.time, len(state))

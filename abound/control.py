@@ -32,8 +32,6 @@ from abound.physics import backends
 
 FLING_RADIUS = 12.0    # px, radius of a flung ball
 HOLE_PICK = 20.0       # px: a click this near a black hole takes it away
-# a placed black hole's pull: a circular orbit a quarter of the box's smaller side away takes HOLE_ORBIT s
-HOLE_ORBIT = 3.0
 ADD_RADIUS = (6.0, 14.0)
 TILT_DEGREES = 15.0
 GRAVITY_FACTOR = 1.25
@@ -117,14 +115,8 @@ class Controller:
         """Take ``steps`` physics steps of the scene's dt (whether paused or not)."""
         sim = self.sim
         contacts = 0
-        logged = bool(self.listeners) and sim.logs_contacts
         for _ in range(steps):
-            start = sim.time
-            stats = sim.step(contacts=logged)
-            contacts += stats.contacts
-            if logged:
-                for listener in self.listeners:
-                    listener(sim, stats.contact_log, start)
+            contacts += heard_step(sim, self.listeners).contacts
         self._steps += steps
         self._contacts = contacts
 
@@ -154,7 +146,7 @@ class Controller:
     def snapshot(self):
         """A drawable copy of the state now (:class:`abound.snapshot.Snapshot`)."""
         from abound.snapshot import Snapshot
-        return Snapshot(self.sim, self.steps, self.changes)
+        return Snapshot(self.sim, self.changes)
 
     def close(self):
         """Wait for the background steps and let the worker thread go."""
@@ -207,9 +199,8 @@ class Controller:
             if near:
                 sim.black_holes.remove(near[0])
             else:
-                r = 0.25 * min(sim.width, sim.height)
-                sim.add_black_hole(x, y, 4.0 * math.pi ** 2 * r ** 3 / HOLE_ORBIT ** 2,
-                                   softening=0.05 * min(sim.width, sim.height))
+                from abound.attractors import place
+                place(sim, x, y)
         else:
             raise ValueError(f"unknown action {kind!r}")
         if kind in _ENERGY_CHANGES:
@@ -280,6 +271,20 @@ class Controller:
         """The box becomes width x height; a resize to the current size does nothing."""
         if (float(width), float(height)) != (self.sim.width, self.sim.height):
             self.apply({"do": "resize", "width": float(width), "height": float(height)})
+
+
+def heard_step(sim, listeners, take=None):
+    """One step of ``sim`` (``take(contacts=...)``, default ``sim.step``); when there are
+    listeners and the backend can log, the step logs its contacts and each listener is
+    called as ``listener(sim, contact_log, start)``. Returns the StepStats."""
+    take = take or sim.step
+    if not listeners or not sim.logs_contacts:
+        return take()
+    start = sim.time
+    stats = take(contacts=True)
+    for listener in listeners:
+        listener(sim, stats.contact_log, start)
+    return stats
 
 
 def clone(sim):

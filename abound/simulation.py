@@ -389,7 +389,8 @@ class Simulation:
     def add_black_hole(self, x, y, strength, softening=10.0, horizon=0.0, swallow=False):
         """A black hole at (x, y) px pulling every free ball with GM = strength (px^3/s^2),
         softened over ``softening`` px; with ``swallow``, a ball whose centre crosses
-        ``horizon`` px is put back at the top (abound/attractors.py). Returns its index."""
+        ``horizon`` px is put back at the top (abound/attractors.py). Returns its index;
+        ``black_holes`` is a plain list (remove one from it to take it away)."""
         from abound.attractors import BlackHole
         x, y = _vec2((x, y), "black hole position")
         hole = BlackHole(float(x), float(y), _positive(strength, "black hole strength"),
@@ -397,10 +398,6 @@ class Simulation:
                          bool(swallow))
         self.black_holes.append(hole)
         return len(self.black_holes) - 1
-
-    def remove_black_hole(self, i):
-        """Take black hole i away."""
-        del self.black_holes[i]
 
     def add_wall(self, x0, y0, x1, y1, restitution=1.0):
         """Add an interior wall segment; returns its index in :attr:`walls`."""

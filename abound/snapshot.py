@@ -18,13 +18,12 @@ class Snapshot:
     colors: (N, 4) float64 RGBA in 0..1. walls: (M, 4) float64 segments.
     width, height: the box (px); time: simulated seconds; energy: kinetic plus
     potential, by ``energy()`` (the HUD's drift); gravity (2,) px/s^2; backend, ball_toi: names;
-    scene: the scene dict (shared, read only); steps, changes: the
-    controller's step and action counts when it was taken (None when taken
-    from a bare Simulation). flash: (N,) 0..1 per ball, or None
+    scene: the scene dict (shared, read only); changes: the controller's
+    action count when it was taken (None when taken from a bare Simulation). flash: (N,) 0..1 per ball, or None
     (abound/hits.py).
     """
 
-    def __init__(self, sim, steps=None, changes=None, flash=None):
+    def __init__(self, sim, changes=None, flash=None):
         self.positions = np.array(sim.positions)
         self.velocities = np.array(sim.velocities)
         self.radii = np.array(sim.radii)
@@ -37,7 +36,7 @@ class Snapshot:
         self.backend, self.ball_toi = sim.backend, sim.ball_toi
         self.scene = sim.scene
         self.black_holes = list(getattr(sim, "black_holes", ()))  # (holes are replaced, never changed)
-        self.steps, self.changes = steps, changes
+        self.changes = changes
         self.flash = flash
 
     def __len__(self):

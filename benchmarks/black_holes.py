@@ -61,9 +61,8 @@ def orbit(radius, gm=4.0e7, orbits=10):
 def gas_cost(frames):
     from abound import Simulation
     plain, pulled = Simulation.from_config("hot_gas"), Simulation.from_config("hot_gas")
-    r = 0.25 * min(pulled.width, pulled.height)
-    pulled.add_black_hole(pulled.width / 2, pulled.height / 2, 4 * math.pi ** 2 * r ** 3 / 9.0,
-                          softening=0.05 * min(pulled.width, pulled.height))
+    from abound.attractors import place
+    place(pulled, pulled.width / 2, pulled.height / 2)
     for sim in (plain, pulled):
         sim.step()
     times = {id(plain): [], id(pulled): []}

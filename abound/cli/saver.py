@@ -42,9 +42,7 @@ import numpy as np
 MOTION_THRESHOLD = 20.0   # px the pointer may drift before the saver quits
 SETTLE_SECONDS = 0.5      # motion events right after opening are ignored
 LIVEN_KICK = 900.0        # px/s, upward speed of a "kick"
-LIVEN_HOLE_SECONDS = 8.0  # s of simulated time a livening black hole stays
-# its pull: a circular orbit a quarter of the box's smaller side from it takes LIVEN_HOLE_ORBIT s
-LIVEN_HOLE_ORBIT = 3.0
+LIVEN_HOLE_SECONDS = 8.0  # s of simulated time a livening black hole stays (placed as attractors.place does)
 
 
 MAX_GRAVITY = 10.0        # the largest --gravity factor
@@ -184,11 +182,9 @@ class Liveliness:
             # the scene's balls do not fit the box the window made: a kick instead
         if self.mode == "black_hole":
             if self.hole is None:
+                from abound.attractors import place
                 w, h = sim.width, sim.height
-                r = 0.25 * min(w, h)
-                gm = 4.0 * np.pi ** 2 * r ** 3 / LIVEN_HOLE_ORBIT ** 2  # (T = 2 pi sqrt(r^3 / GM))
-                i = sim.add_black_hole(self.rng.uniform(0.25 * w, 0.75 * w), self.rng.uniform(0.25 * h, 0.75 * h),
-                                       gm, softening=0.05 * min(w, h))
+                i = place(sim, self.rng.uniform(0.25 * w, 0.75 * w), self.rng.uniform(0.25 * h, 0.75 * h))
                 self.hole, self.hole_left = sim.black_holes[i], LIVEN_HOLE_SECONDS
             return sim
         if self.mode == "gravity":
