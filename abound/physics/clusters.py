@@ -42,7 +42,8 @@ union-find, state (N,) uint8 each island's (_islands), under (N,) whether a
 listed ball lies under something fixed, loose (N,) whether a listed ball's
 bounds were not all met, seed (N,) balls to join at the next tick, rmin (1,)
 px the smallest radius of all, rejoined (N,) s the time a ball last
-rejoined since the last tick, or -1). Each ball's last impulses, the next solve's
+rejoined since the last tick, or -1, the solve's scratch
+(contact_solver.solver_scratch)). Each ball's last impulses, the next solve's
 first guess, are the state's (world.py: warm_key, warm_lam; _keep_impulses).
 """
 import math
@@ -55,18 +56,21 @@ from .constants import (
     CLUSTER, CLUSTER_REACH, CLUSTER_SLOP, EV_TICK, FROZEN, ISLAND_SLEEP_TIME, LEAVE_GAP,
     P_CLUSTERS, P_GX, P_GY, P_REST_SPEED, SLEEP_TOUCH_CLUSTER, TICK,
 )
-from .contact_solver import TARGET_GAP, normal_speed, project_one, solve_impulses, speculative_min_speed
+from .contact_solver import (
+    TARGET_GAP, normal_speed, project_one, solve_impulses, solver_scratch, speculative_min_speed,
+)
 from .motion import is_fixed, motion_at, set_free, sync
 from .grid import _cell_span, grid_cell_balls
 from .queue import heap_push
 from .rest import fall_asleep, try_sleep, wall_gap
 
-# x radius / h (px/s): Gauss-Seidel has converged when no sweep changes a
-# velocity by more; a bound left unmet by more than UNMET after it sets its
-# balls free (their contacts then are the events'). UNMET x radius is also
-# the most a cluster contact can overlap by the next tick, and the next tick
-# keeps it from deepening
-SOLVER_TOL = 1e-4
+# x radius / h (px/s): Gauss-Seidel updates a contact again when an update
+# next to it changed a velocity by more (on the Galton board's ticks every
+# bound was then met within 2e-4: 1e-4 left 2e-3); a bound left unmet by
+# more than UNMET after it sets its balls free (their contacts then are the
+# events'). UNMET x radius is also the most a cluster contact can overlap by
+# the next tick, and the next tick keeps it from deepening
+SOLVER_TOL = 1e-5
 UNMET = 5e-4
 PUSH_OUT = 0.2
 ISLAND_AWAKE, ISLAND_ASLEEP, ISLAND_FIXED = 0, 1, 2  # _islands' states (bit 1: touches a fixed thing)
@@ -104,7 +108,7 @@ def cluster_scratch(B, on):
              np.empty(m), np.empty(m), np.empty(m)),
             np.empty(m), np.zeros(3, dtype=np.int64), np.empty(n, dtype=np.int64),
             np.empty(n, dtype=np.uint8), np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_),
-            np.zeros(n, dtype=np.bool_), rmin, np.full(n, -1.0))
+            np.zeros(n, dtype=np.bool_), rmin, np.full(n, -1.0), solver_scratch(n, m))
 
 
 @kernel
@@ -189,7 +193,7 @@ def _target(gap, target, movable):
     harder (its neighbours then jitter and never fall asleep)."""
     if gap >= 0.0:
         return min(gap, target)
-    return (1.0 - PUSH_OUT) * gap
+    return (1.0 - PUSH_OUT) * gap if movable else gap
 
 
 @kernel
@@ -393,7 +397,7 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
     rmin = Q[11][0]
     C = Q[3]
     nc = counts[0]
-    stuck = solve_impulses(vel, inv_mass, C, nc, SOLVER_TOL * rmin / h) < 0
+    stuck = solve_impulses(vel, inv_mass, C, nc, SOLVER_TOL * rmin / h, Q[13]) < 0
     _keep_impulses(B, Q)
     ci, cj, cn, v_min, w_j = C[0], C[1], C[2], C[3], C[4]
     for c in range(nc):

@@ -15,7 +15,7 @@ from .constants import (
     P_REST_SPEED, P_WIDTH, ROLLING, S_ALL, S_BALL, S_COLLAPSED, S_EVENTS, S_FROZEN, S_STOPPED, S_WALL,
     S_WORK, TC_TIME,
 )
-from .motion import is_fixed, roll, set_free, stop_rolling, sync
+from .motion import effective_motion, is_fixed, roll, set_free, stop_rolling, sync
 from .queue import heap_new, heap_pop
 from .grid import grid_new, mean_sweep
 from .predict import first_pass, has_room, predict_ball, reserve
@@ -232,8 +232,8 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
                 todo[0] = a
                 ntodo = 1
             else:
-                ntodo, elastic, nx, ny, impulse = resolve_pair(B, W, G, a, b, t, params, tlast, todo,
-                                                               0, normals, cand, stack, seed)
+                ntodo, elastic, nx, ny, impulse, slow = resolve_pair(B, W, G, a, b, t, params, tlast,
+                                                                     todo, 0, normals, cand, stack, seed)
                 if mine:
                     stats[S_BALL] += 1
                     log_contact(B, log, t, a, b, -1, nx, ny, impulse)
@@ -243,6 +243,21 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
                 rejoin(B, W, G, Q, a, t, dt, params, cand, True)
             if held_b and mode[b] == FREE:
                 rejoin(B, W, G, Q, b, t, dt, params, cand, True)
+            if kind == EV_BALL and len(seed) > 0:
+                # a free ball that meets a cluster ball (or one stopped till
+                # the tick, FROZEN) slowly, or is left closing on it by its
+                # rejoin, lies on it from now: it joins at once. Left free
+                # till the tick, gravity presses it into a partner that
+                # moves in a straight line, or it strikes again at once;
+                # the pair then spins on the spot, with or without an
+                # impulse to give, until the event budget stops it
+                for side in range(2):
+                    y, other = (a, b) if side == 0 else (b, a)
+                    held = held_a if side == 0 else held_b  # (then it has tried: above)
+                    if held or mode[y] != FREE or not (mode[other] == CLUSTER or mode[other] == FROZEN):
+                        continue
+                    if slow or closing(B, y, other):
+                        rejoin(B, W, G, Q, y, t, dt, params, cand, False)
             if elastic:  # it lost no energy: no part of a collapse, however soon
                 rapid_a = rapid_b = False
             # (by side, not by index: a wall event's b is a wall code, which
@@ -275,6 +290,15 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
         resume[0] = ntodo
         resume[1] = 0
         resume_t[0] = t
+
+
+@kernel
+def closing(B, i, j):
+    """Whether balls i and j (synced) approach each other."""
+    vix, viy, _, _ = effective_motion(B, i)
+    vjx, vjy, _, _ = effective_motion(B, j)
+    pos = B[0]
+    return (vjx - vix) * (pos[j, 0] - pos[i, 0]) + (vjy - viy) * (pos[j, 1] - pos[i, 1]) < 0.0
 
 
 @kernel

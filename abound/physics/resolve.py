@@ -78,8 +78,9 @@ def resolve_wall(B, W, G, i, code, t, params, tlast, normals, cand, counted):
 def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand, stack, seed):
     """Balls a and b meet: wake a sleeper hit hard enough, exchange the normal
     impulse. Returns the new count of balls to predict, whether they
-    bounced elastically, the unit normal from a to b and the impulse (mass
-    px/s) b took along it. Elastic: at rest_speed or faster with restitution 1, not
+    bounced elastically, the unit normal from a to b, the impulse (mass
+    px/s) b took along it and whether the contact was slow (they
+    approached slower than rest_speed: a lasting contact). Elastic: at rest_speed or faster with restitution 1, not
     counting the TC model's (such a contact loses no energy, so it is no part
     of an inelastic collapse).
 
@@ -157,4 +158,4 @@ def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand, st
             set_free(B, b, gx, gy, params[P_FRICTION])
         todo[ntodo] = b
         ntodo += 1
-    return ntodo, elastic, nx, ny, J
+    return ntodo, elastic, nx, ny, J, -vn < rest_speed

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from abound.physics.contact_solver import project_one, solve_impulses
+from abound.physics.contact_solver import project_one, solve_impulses, solver_scratch
 
 
 def _bounds(normals, v_min):
@@ -63,7 +63,7 @@ def _gauss_seidel(cn, v_min, v0, k):
     vel = np.array([v0])
     C = (np.zeros(k, dtype=np.int64), np.full(k, -1, dtype=np.int64), cn.copy(), v_min.copy(),
          np.zeros(k), np.zeros(k))
-    return vel[0], solve_impulses(vel, np.ones(1), C, k, 1e-11) > 0
+    return vel[0], solve_impulses(vel, np.ones(1), C, k, 1e-11, solver_scratch(1, k)) > 0
 
 
 SEEDS = range(40)

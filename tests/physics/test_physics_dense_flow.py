@@ -123,15 +123,15 @@ def test_a_clump_on_a_slope_slides_as_a_group_at_g_sin_theta():
         f"g sin(theta) = {G * math.sin(math.radians(theta)):.1f}")
 
 
-@pytest.fixture(scope="module")
-def clump_drop():
-    """40 balls dropped in a clump on an 18 degree frictionless slope, stepped
-    6 s: (the simulation, the slope's lower end's height, the largest overlap
-    after any step, a fraction of the radius)."""
+def _drop_clump(seed):
+    """40 balls dropped in a clump (placed at random from seed) on an 18
+    degree frictionless slope, stepped 6 s: (the simulation, the slope's
+    lower end's height, the largest overlap after any step, a fraction of
+    the radius)."""
     x0, y0, x1, y1 = 100.0, 500.0, 700.0, 300.0
     sim = abound.Simulation(1200, 700, gravity=(0.0, -G), backend="fast", contact_clusters=True)
     sim.add_wall(x0, y0, x1, y1, restitution=0.5)
-    rng = np.random.default_rng(5)
+    rng = np.random.default_rng(seed)
     placed = []
     while len(placed) < 40:
         p = rng.uniform([160.0, 540.0], [320.0, 680.0])
@@ -143,6 +143,11 @@ def clump_drop():
         sim.step(1 / 60)
         worst = max(worst, sim.max_overlap())
     return sim, y1, worst
+
+
+@pytest.fixture(scope="module")
+def clump_drop():
+    return _drop_clump(5)
 
 
 def test_a_clump_dropped_on_a_slope_slides_off_it(clump_drop):
@@ -160,12 +165,15 @@ def test_a_clump_dropped_on_a_slope_slides_off_it(clump_drop):
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "issue 23, open: the clump, heaped on the floor after it slid off, overlaps 2.4e-2 r at 2.9 s "
-    "(two cluster balls); with rejoin solved by Gauss-Seidel instead of exactly the same drop stayed "
-    "within the bound, but other placements did not (6.6e-3 r, seed 9): the bound is not kept, "
-    "whichever way rejoin solves"))
-def test_a_clump_dropped_on_a_slope_stays_within_the_contact_overlap_bound(clump_drop):
-    assert clump_drop[2] <= CLUSTER_OVERLAP, f"overlap {clump_drop[2]:.2g} r"
+    "issue 23, open: clumps heaped on the floor after they slid off overlap up to 7.5e-3 r for a "
+    "moment (seeds 4, 10, 11 of 12: 4.6e-3, 7.5e-3, 2.5e-3 r), where a ball wedged between balls "
+    "asleep in the box's corner rattles; seed 5 alone stays within the bound"))
+def test_clumps_dropped_on_a_slope_stay_within_the_contact_overlap_bound():
+    # twelve placements: one drop within the bound proves little (seed 5
+    # did, with the very engine that took seed 10 to 7.5e-3 r)
+    worst = {seed: _drop_clump(seed)[2] for seed in range(1, 13)}
+    seed = max(worst, key=worst.get)
+    assert worst[seed] <= CLUSTER_OVERLAP, f"overlap {worst[seed]:.2g} r (seed {seed})"
 
 
 # -- the shipped scenes: where the balls end ---------------------------------------------
@@ -375,11 +383,6 @@ def test_a_clump_sliding_on_a_slope_stays_within_the_contact_overlap_bound():
         assert sim.max_overlap() <= CLUSTER_OVERLAP, f"overlap {sim.max_overlap():.2g} r at {sim.time:.2f} s"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "issue 23, open: a row of grains falls asleep as an island on the upper funnel while sand "
-    "holds it, and stays there when that sand drains: waking reaches the sleepers within 1e-3 r "
-    "above a waking ball, an island sleeps joined by gaps up to 0.05 r (widening the wake to "
-    "0.05 r emptied the hourglass but kept plain piles from falling asleep)"))
 def test_the_hourglass_empties(hourglass):
     # at the steady rate Q the last 15% would take 0.15 N / Q; as the upper
     # funnel empties the flow thins, so allow three times that: by then no
