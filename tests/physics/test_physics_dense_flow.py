@@ -164,13 +164,10 @@ def test_a_clump_dropped_on_a_slope_slides_off_it(clump_drop):
     assert not on_slope.any(), f"{on_slope.sum()} balls still on the slope, {still.sum()} of them at rest"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "issue 23, open: clumps heaped on the floor after they slid off overlap up to 7.5e-3 r for a "
-    "moment (seeds 4, 10, 11 of 12: 4.6e-3, 7.5e-3, 2.5e-3 r), where a ball wedged between balls "
-    "asleep in the box's corner rattles; seed 5 alone stays within the bound"))
 def test_clumps_dropped_on_a_slope_stay_within_the_contact_overlap_bound():
     # twelve placements: one drop within the bound proves little (seed 5
-    # did, with the very engine that took seed 10 to 7.5e-3 r)
+    # kept it with an engine that took seed 10 to 7.5e-3 r, heaped in the
+    # box's corner after the slide)
     worst = {seed: _drop_clump(seed)[2] for seed in range(1, 13)}
     seed = max(worst, key=worst.get)
     assert worst[seed] <= CLUSTER_OVERLAP, f"overlap {worst[seed]:.2g} r (seed {seed})"
@@ -365,10 +362,6 @@ def test_the_hourglass_drains_at_a_steady_rate(hourglass):
     assert beverloo / 4 <= rate <= 4 * beverloo, f"{rate:.0f} balls/s through the neck, Beverloo ~ {beverloo:.0f}"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "issue 23, open: where balls pour in crowds the contact solve, not converged, leaves overlaps "
-    "above the bound of 1e-3 r (measured: the Galton board 3.8e-3 r, rain 4.8e-2 r, the hourglass "
-    "2.6e-2 r; with rejoin solved by Gauss-Seidel instead of exactly: 1.5e-3, 1.2e-2 and 5e-2 r)"))
 @pytest.mark.parametrize("scene", ["galton", "rain", "hourglass"])
 def test_dense_pours_stay_within_the_contact_overlap_bound(scene, request):
     # the largest overlap seen every 0.25 s of each pour
