@@ -528,7 +528,8 @@ def report(res):
                 f"| {r['peak_mb']:.0f} |" + (f" {r['bytes_per_ball_1thread']:,.0f} |" if one else "")
                 for r in mem["rows"]]
     out += ["", "## Targets (issues 3 and 23)", ""] + targets(res)
-    for kept in ("cold_start_results.md", "ab_engine_results.md", "frame_loop_results.md", "black_holes_results.md"):  # the other scripts' results
+    for kept in ("cold_start_results.md", "ab_engine_results.md", "frame_loop_results.md", "black_holes_results.md",
+                 "dense_flow_results.md"):  # the other scripts' results
         path = Path(__file__).resolve().parent / kept
         if path.is_file():
             out += [""] + path.read_text().rstrip("\n").splitlines()
