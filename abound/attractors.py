@@ -31,6 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from abound.physics.checks import segment_distance
+
 SUBSTEP = 0.1           # h at most this times the shortest local dynamical time
 MAX_SUBSTEPS = 64       # a step's sub-steps at most
 RESPAWN_TRIES = 200     # random places tried for a swallowed ball, from the top down
@@ -60,12 +62,17 @@ def place(sim, x, y):
                               softening=PLACED_SOFTENING * side)
 
 
+def _towards(hole, positions):
+    """(d (N, 2) px from each position to the hole, |d|^2 + softening^2 (N,) px^2)."""
+    d = np.array([hole.x, hole.y]) - positions
+    return d, np.einsum("ij,ij->i", d, d) + hole.softening * hole.softening
+
+
 def pull(positions, holes):
     """(N, 2) float64 px/s^2: the acceleration every black hole gives a ball at each position."""
     acc = np.zeros_like(positions, dtype=np.float64)
     for h in holes:
-        d = np.array([h.x, h.y]) - positions
-        r2 = np.einsum("ij,ij->i", d, d) + h.softening * h.softening
+        d, r2 = _towards(h, positions)
         acc += d * (h.strength / (r2 * np.sqrt(r2)))[:, None]
     return acc
 
@@ -76,8 +83,7 @@ def substeps(positions, holes, dt):
         return 1
     shortest = math.inf
     for h in holes:
-        d = np.array([h.x, h.y]) - positions
-        r2 = np.einsum("ij,ij->i", d, d) + h.softening * h.softening
+        _, r2 = _towards(h, positions)
         shortest = min(shortest, float(np.sqrt(r2.min() ** 1.5 / h.strength)))
     if not math.isfinite(shortest) or shortest <= 0.0:
         return MAX_SUBSTEPS
@@ -145,18 +151,10 @@ def free_place(sim, i, holes, rng):
         y = rng.uniform(max(r, h - r - depth * (h - 2 * r)), h - r)
         if len(p) and np.any(np.hypot(p[:, 0] - x, p[:, 1] - y) < radii + r):
             continue
-        if len(walls) and np.any(_segment_distance(walls, x, y) < r):
+        if len(walls) and np.any(segment_distance(np.array([x, y]), walls[:, :2], walls[:, 2:]) < r):
             continue
         if any(math.hypot(x - b.x, y - b.y) < b.horizon + r for b in holes):
             continue
         return (x, y)
     return None
 
-
-def _segment_distance(walls, x, y):
-    a, b = walls[:, :2], walls[:, 2:]
-    ab = b - a
-    t = np.clip(np.einsum("ij,ij->i", np.array([x, y]) - a, ab) / np.maximum(np.einsum("ij,ij->i", ab, ab),
-                                                                           1e-300), 0.0, 1.0)
-    q = a + ab * t[:, None]
-    return np.hypot(q[:, 0] - x, q[:, 1] - y)

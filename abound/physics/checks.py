@@ -21,6 +21,15 @@ def max_relative_overlap(sim):
                        w.wall_p0[BOX_WALLS:w.nwalls], w.wall_p1[BOX_WALLS:w.nwalls])
 
 
+def segment_distance(p, p0, p1):
+    """Distance (px) of points p (..., 2) to segments p0 -> p1 (..., 2), broadcast
+    against each other (a segment of no length: the distance to its point)."""
+    d = p1 - p0
+    u = np.clip(np.einsum("...i,...i", p - p0, d) / np.maximum(np.einsum("...i,...i", d, d), 1e-300), 0.0, 1.0)
+    q = p0 + u[..., None] * d
+    return np.hypot(p[..., 0] - q[..., 0], p[..., 1] - q[..., 1])
+
+
 def max_overlap(pos, radius, free, width, height, seg_p0=(), seg_p1=()):
     """Largest overlap / smaller radius (0 when none; inf when a position is not finite).
 
@@ -41,9 +50,7 @@ def max_overlap(pos, radius, free, width, height, seg_p0=(), seg_p1=()):
         box = np.stack([p[:, 0] - rf, width - p[:, 0] - rf, p[:, 1] - rf, height - p[:, 1] - rf], 1)
         worst = max(worst, float(np.max(-box / rf[:, None])))
         for p0, p1 in zip(np.asarray(seg_p0, dtype=float), np.asarray(seg_p1, dtype=float)):
-            d = p1 - p0
-            u = np.clip(((p - p0) @ d) / (d @ d), 0.0, 1.0)
-            dist = np.hypot(*(p - (p0 + u[:, None] * d)).T)
+            dist = segment_distance(p, p0, p1)
             worst = max(worst, float(np.max((rf - dist) / rf)))
     # far-away balls are already counted by the box; clipping keeps the grid's cell codes small
     near = np.clip(pos, [-width, -height], [2.0 * width, 2.0 * height])

@@ -43,11 +43,12 @@ listed ball lies under something fixed, loose (N,) whether a listed ball's
 bounds were not all met, seed (N,) balls to join at the next tick, rmin (1,)
 px the smallest radius of all, rejoined (N,) s the time a ball last
 rejoined since the last tick, or -1, the solve's scratch
-(contact_solver.solver_scratch), joined_by (N,) int64 for each listed
-ball the place of the one whose contacts it joined by, or -1: a pair
-whose later ball joined after the earlier one's contacts were listed, by
-a third, has its contact listed from the later ball's side). Each ball's last impulses, the next solve's
-first guess, are the state's (world.py: warm_key, warm_lam; _keep_impulses).
+(contact_solver.solver_scratch), joined_by (N,) int64 for each listed ball
+the place of the one whose contacts it joined by, or -1: a pair whose later
+ball joined after the earlier one's contacts were listed, by a third, has
+its contact listed from the later ball's side). Each ball's last impulses,
+the next solve's first guess, are the state's (world.py: warm_key,
+warm_lam; _keep_impulses).
 """
 import math
 
@@ -237,9 +238,6 @@ def _add_contact(B, Q, i, j, nx, ny, gap, vn, an, h, target, movable):
     cn[c, 0] = nx
     cn[c, 1] = ny
     Q[4][c] = gap
-    # (never a wider gap than now: balls wedged between fixed things could
-    # not all open theirs, and the solve would push them ever harder; an
-    # overlap, what an unconverged solve left, opens by half each tick)
     v_min[c] = speculative_min_speed(gap, an, h, _target(gap, target))
     w_j[c] = 1.0 if movable else 0.0
     lam[c] = _warm(B, i, j)

@@ -52,7 +52,9 @@ tick made consistent and from its impulses (warm start), the sub-step h is
 short (about 2 ms), and an update costs a few multiplications; a funnel
 full of balls (2,000 contacts) still needs a few hundred sweeps' worth of
 updates where every contact is swept, which the queue cuts three- to
-fourfold: what is left to settle is a few hundred contacts, then tens.
+fourfold (what is left to settle is a few hundred contacts, then tens); a
+queued update costs more than a swept one, so a solve takes 1.3 to 2 times
+less time, not four.
 """
 import numpy as np
 
@@ -166,9 +168,7 @@ def solve_impulses(vel, inv_mass, C, nc, tol, S):
     updates = 0
     while size > 0:
         if updates >= budget:
-            for q in range(size):  # (left as it found it)
-                queued[queue[(head + q) % nc]] = False
-            return -1
+            return -1  # (queued is set afresh by the next solve)
         c = queue[head]
         head = head + 1 if head + 1 < nc else 0
         size -= 1
