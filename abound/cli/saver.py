@@ -9,7 +9,7 @@ dies down - kinetic energy under ``[saver] stillness_energy`` times its peak
 since the last livening, for ``stillness_seconds`` - it livens things up as
 ``[saver] liven`` says: ``wave`` (a fresh wave of the scene's balls, new
 seed), ``kick`` (every free ball gets a random upward kick), ``gravity``
-(gravity turns by 90 to 270 degrees) or ``black_hole`` (a black hole drops
+(gravity turns by ``[saver] turn`` degrees: 180, the scene turned over, by default) or ``black_hole`` (a black hole drops
 into the box for LIVEN_HOLE_SECONDS, then goes: abound/attractors.py). The number of balls never grows, so
 memory stays flat.
 
@@ -145,6 +145,7 @@ class Liveliness:
         self.energy_fraction = float(cfg.get("stillness_energy", 0.02))
         self.seconds = float(cfg.get("stillness_seconds", 3.0))
         self.mode = cfg.get("liven", "wave")
+        self.turn = float(cfg.get("turn", 180.0))  # degrees gravity turns by, for the mode "gravity"
         self.peak = 0.0
         self.still_for = 0.0
         self.count = 0
@@ -188,9 +189,7 @@ class Liveliness:
                 self.hole, self.hole_left = sim.black_holes[i], LIVEN_HOLE_SECONDS
             return sim
         if self.mode == "gravity":
-            a = np.radians(self.rng.uniform(90.0, 270.0))
-            g = sim.gravity
-            sim.gravity = (np.cos(a) * g[0] - np.sin(a) * g[1], np.sin(a) * g[0] + np.cos(a) * g[1])
+            sim.gravity = turned(sim.gravity, self.turn)
             return sim
         # kick (also "wave" for a simulation without a scene)
         free = ~sim.pinned
@@ -200,6 +199,18 @@ class Liveliness:
         v[free, 1] += self.rng.uniform(0.5, 1.0, k) * LIVEN_KICK * np.sign(-sim.gravity[1] or 1.0)
         sim.velocities = v
         return sim
+
+
+def turned(g, degrees):
+    """The vector ``g`` turned counter-clockwise by ``degrees``; a whole number of
+    quarter turns is exact (np.sin(np.pi) is 1.2e-16, not 0), so gravity turned
+    over twice is the gravity it was, and a turned-over hourglass is symmetric."""
+    if degrees % 90.0 == 0.0:
+        c, s = ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0))[int(degrees // 90.0) % 4]
+    else:
+        a = np.radians(degrees)
+        c, s = np.cos(a), np.sin(a)
+    return (c * g[0] - s * g[1], s * g[0] + c * g[1])
 
 
 def rebuilt(sim, seed=None, size=None):
