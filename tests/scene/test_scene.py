@@ -97,7 +97,7 @@ def test_empty_scene_gets_every_default():
     assert s["render"] == {"background": "#101018", "color_mode": "palette", "shading": True,
                            "trails": 0.0, "wall_color": "#c0c0c0", "peg_color": "#909090",
                            "hud": False, "flash": False}
-    assert s["saver"] == {"stillness_energy": 0.02, "stillness_seconds": 3.0, "liven": "wave"}
+    assert s["saver"] == {"stillness_energy": 0.02, "stillness_seconds": 3.0, "liven": "wave", "turn": 180.0}
     assert len(sim) == 0
     assert list(sim.gravity) == [0.0, -980.0]
     assert sim.dt == pytest.approx(1 / 60)
