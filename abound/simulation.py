@@ -27,7 +27,9 @@ class StepStats:
     ball_ball, ball_wall: contacts resolved (ball-wall counts segment faces,
     end points and the box); events: every event processed, including a
     sliding ball leaving its support; frozen: balls over the per-ball event
-    budget, stopped for the rest of the step (normally none); stopped: a
+    budget, stopped for the rest of the step (normally none), and, with
+    contact clusters, balls wedged among cluster balls that wait for the
+    next tick (at most 2 ms) where they are; stopped: a
     step budget ran out, and every ball stopped short of the step's end, at
     the first event left unresolved (normally False); collapsed: balls
     caught in a rattle of rapid lossy contacts (an inelastic collapse) that

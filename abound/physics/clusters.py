@@ -30,7 +30,7 @@ a cluster along a wall or into a corner would start there in contact, where
 round-off decides its first event), and falls asleep
 where fixed contacts hold it (strictly: REST_COS) or with its island (the
 balls it touches) when the whole island has been slow for ISLAND_SLEEP_TIME
-and leans on something fixed.
+and leans on something fixed, each of its balls lying on something (_supported).
 
 Q, the ticks' scratch (cluster_scratch): (order (N,) the listed balls, rank
 (N,) each ball's place in it or -1, touches (N,) int64 what each listed
@@ -66,7 +66,7 @@ from .contact_solver import (
 from .motion import is_fixed, motion_at, set_free, sync
 from .grid import _cell_span, grid_cell_balls
 from .queue import heap_push
-from .rest import fall_asleep, try_sleep, wall_gap
+from .rest import fall_asleep, held, try_sleep, wall_gap
 
 # x radius / h (px/s): Gauss-Seidel updates a contact again when an update
 # next to it changed a velocity by more (on the Galton board's ticks every
@@ -416,7 +416,7 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
         if stuck and w_j[c] == 0.0 and cn[c, 0] * gx + cn[c, 1] * gy > 0.0:
             under[rank[ci[c]]] = True
     island, state = Q[6], Q[7]
-    _islands(B, Q, h, rest_speed)
+    _islands(B, Q, h, rest_speed, gx, gy, normals)
     # a cluster ball moves at most this far in a tick (see the module docstring)
     reach = 0.5 * CLUSTER_REACH * rmin
     for q in range(counts[1]):
@@ -454,12 +454,12 @@ def _root(island, q):
 
 
 @kernel
-def _islands(B, Q, h, rest_speed):
+def _islands(B, Q, h, rest_speed, gx, gy, normals):
     """After a tick's solve: add h to the slow time (sup_r) of each listed
     ball slower than rest_speed (0 for those faster than twice that), and mark the islands
     (sets of listed balls joined by touching contacts) to put to sleep:
     those whose every ball has been slow for ISLAND_SLEEP_TIME and that
-    touch something fixed."""
+    touch something fixed, each ball held where it lies (_supported)."""
     vel, radius, slow = B[1], B[4], B[13]
     order, rank = Q[0], Q[1]
     ci, cj, w_j = Q[3][0], Q[3][1], Q[3][4]
@@ -493,6 +493,41 @@ def _islands(B, Q, h, rest_speed):
     for q in range(nl):
         if _root(island, q) == q:
             state[q] = ISLAND_ASLEEP if state[q] == ISLAND_ASLEEP | ISLAND_FIXED else ISLAND_AWAKE
+    for q in range(nl):  # and each of its balls is held where it lies
+        a = _root(island, q)
+        if state[a] == ISLAND_ASLEEP and not _supported(B, Q, order[q], gx, gy, normals):
+            state[a] = ISLAND_AWAKE
+
+
+@kernel
+def _supported(B, Q, i, gx, gy, normals):
+    """Whether listed ball i is held against gravity (rest.held) by what it
+    touches (within LEAVE_GAP) in the last solve's contacts: fixed things,
+    and balls under it (a contact normal with an upward part). A neighbour's
+    push from the side or from above does not count: it holds only while
+    that neighbour presses, and a ball on a slope pressed there by the one
+    uphill of it, or the lowest of a chain that ends over a gap, slides
+    when the island sleeps no longer. So an island sleeps only where each of
+    its balls lies on something (in a hollow of two below it, on a floor, in
+    a wedge), as a lone ball does (try_sleep): never balanced on a peg's top
+    with another ball on it, or strung across a funnel's neck side by side."""
+    radius = B[4]
+    ci, cj, cn, w_j = Q[3][0], Q[3][1], Q[3][2], Q[3][4]
+    gap = Q[4]
+    first, touching = Q[13][0], Q[13][1]
+    k = 0
+    for p in range(first[i], first[i + 1]):
+        c = touching[p]
+        if gap[c] > LEAVE_GAP * radius[ci[c]] or k >= len(normals):
+            continue
+        s = 1.0 if ci[c] == i else -1.0  # (cn points into ci)
+        nx, ny = s * cn[c, 0], s * cn[c, 1]
+        if w_j[c] > 0.0 and nx * gx + ny * gy >= 0.0:
+            continue  # a moving ball beside it or on it
+        normals[k, 0] = nx
+        normals[k, 1] = ny
+        k += 1
+    return held(normals, k, gx, gy)
 
 
 @kernel

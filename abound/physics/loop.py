@@ -256,8 +256,16 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
                     held = held_a if side == 0 else held_b  # (then it has tried: above)
                     if held or mode[y] != FREE or not (mode[other] == CLUSTER or mode[other] == FROZEN):
                         continue
-                    if slow or closing(B, y, other):
-                        rejoin(B, W, G, Q, y, t, dt, params, cand, False)
+                    if (slow or closing(B, y, other)) and not rejoin(B, W, G, Q, y, t, dt, params, cand, False):
+                        # no velocity keeps it off its neighbours till the
+                        # tick (wedged among cluster balls): it waits for the
+                        # tick where it is (a fixed thing to the events, with
+                        # its velocity), which lists it (seed); counted
+                        mode[y] = FROZEN
+                        count[y] += 1
+                        seed[y] = True
+                        if own[key[y]]:
+                            stats[S_FROZEN] += 1
             if elastic:  # it lost no energy: no part of a collapse, however soon
                 rapid_a = rapid_b = False
             # (by side, not by index: a wall event's b is a wall code, which

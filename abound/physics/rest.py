@@ -16,7 +16,7 @@ from .grid import grid_candidates
 # rest: sliding, sleeping, waking
 # --------------------------------------------------------------------------
 @kernel
-def _held(normals, k, gx, gy):
+def held(normals, k, gx, gy):
     """Do contact normals (pointing into the ball) hold it against gravity g?"""
     g = math.sqrt(gx * gx + gy * gy)
     if g == 0.0:
@@ -125,7 +125,7 @@ def fall_asleep(B, i):
 def try_sleep(B, W, G, i, gx, gy, normals, cand, touch=SLEEP_TOUCH):
     """Put ball i to sleep if its fixed contacts (within touch x its radius)
     hold it against gravity."""
-    if not _held(normals, fixed_contacts(B, W, G, i, normals, cand, touch), gx, gy):
+    if not held(normals, fixed_contacts(B, W, G, i, normals, cand, touch), gx, gy):
         return False
     fall_asleep(B, i)
     return True

@@ -447,6 +447,29 @@ def test_the_turned_hourglass_runs_back_at_the_rate_it_ran_down(hourglass, hourg
 
 # -- stacks that hold themselves ---------------------------------------------------------
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_stack_of_two_balanced_on_a_peg_falls_off_it(backend):
+    # two balls stacked on a pinned peg's top, the line of their centres
+    # tilted 1e-3 rad off vertical: an inverted pendulum, which frictionless
+    # contacts cannot hold (its tilt grows like cosh(sqrt(g / L) t), L the
+    # 20 px from the peg's centre to the lower ball's: 1 rad within about
+    # acosh(1000) / 7 = 1.1 s). The two touch while they move, so they are a
+    # contact cluster; slow for the island sleep's 0.5 s, it must not sleep:
+    # neither ball lies on anything there. After 3 s both are below the
+    # peg's centre
+    r, tilt = 10.0, 1e-3
+    sim = abound.Simulation(400, 400, gravity=(0.0, -G), backend=backend, contact_clusters=True)
+    peg = np.array([200.0, 200.0])
+    up = np.array([math.sin(tilt), math.cos(tilt)])
+    sim.add_ball(*peg, radius=r, restitution=0.5)
+    sim.set_pinned(0)
+    low = peg + 2.0 * r * (1.0 + 1e-9) * up
+    sim.add_balls(np.array([low, low + 2.0 * r * (1.0 + 1e-9) * up]), radius=r, restitution=0.5)
+    for _ in range(180):
+        sim.step(1 / 60)
+        assert sim.max_overlap() <= CLUSTER_OVERLAP
+    assert np.all(sim.positions[1:, 1] < peg[1]), f"still on the peg: {sim.positions[1:].round(2).tolist()}"
+
 def _no_creep(sim, r, settle=10.0, watch=60):
     """Settle for `settle` s, then watch `watch` s: no ball moves more than
     1e-3 r and no overlap exceeds 1e-3 r (checked every second)."""
