@@ -98,7 +98,15 @@ def pair_toi(dx, dy, dvx, dvy, dax, day, R, touch, h, method):
         if vn < -V_EPS:
             return 0.0, False
         if linear:
-            return INF, False  # touching and not approaching on a straight line: never
+            if vn >= 0.0:
+                return INF, False  # touching and not approaching on a straight line: never
+            # closing slower than V_EPS (what a response left in round-off: a
+            # ball pressed into a corner by an inelastic collapse, without
+            # gravity): on a straight line it would sink in at that speed for
+            # ever (1e-6 r in seconds). The contact is where the overlap
+            # reaches touch; its response leaves a residue of the velocities'
+            # round-off, which takes ages to sink another touch
+            return pair_toi_linear(dx, dy, dvx, dvy, R - touch, gap + touch, dist, h), False
         # second derivative of the distance: pressing if negative. Pressed
         # together and parting too slowly to open a gap of touch before they
         # meet again (vn^2 / 2|an| <= touch): a resting contact, now. (Solving

@@ -144,12 +144,32 @@ BIG_LATE = {
         for y in (694.7180606763949, 954.3172356838631)],
 }
 
+# Found by this file's search (a full run of tests/physics, 2026-11-26): in
+# a weightless box the small fast ball is stopped against the floor and the
+# heavy one (restitution 0), and the collapse of its contacts there leaves the
+# pair touching, closing at 2.9e-7 px/s (below V_EPS); on a straight line
+# that was "never a contact", and they sank into each other by 1e-6 r in 3.5 s.
+CREEP = {
+    "size": (220.0, 220.0), "gravity": (0.0, 0.0), "wall_restitution": 0.0, "mix": "product",
+    "segments": [], "dt": 0.5,
+    "balls": [
+        {"x": 1.0000230261160268, "y": 1.0000230261160268, "vx": 10.415796349969506, "vy": -276.8041025461797,
+         "radius": 1.0000230261160268, "mass": 1000000.0, "restitution": 1.0, "pinned": False},
+        {"x": 120.0, "y": 120.0, "vx": 0.0, "vy": 0.0, "radius": 100.0, "mass": 1000000.0, "restitution": 1.0,
+         "pinned": True},
+        {"x": 219.0, "y": 1.0, "vx": -2210.193957031725, "vy": -10249.403283718542, "radius": 1.0,
+         "mass": 100.0, "restitution": 0.0, "pinned": False},
+    ],
+}
+
+
 # -- the properties -----------------------------------------------------------------
 @pytest.mark.parametrize("ball_toi", ["analytic", "bisection"])
 @profile(200)
 @given(scene=scenes(max_balls=16), steps=st.integers(1, 8))
 @example(scene=GRAZE, steps=1)
 @example(scene=BIG_LATE, steps=2)
+@example(scene=CREEP, steps=8)
 def test_fast_backend_keeps_every_promise(ball_toi, scene, steps):
     run(scene, "fast", ball_toi, steps)
 
@@ -159,6 +179,7 @@ def test_fast_backend_keeps_every_promise(ball_toi, scene, steps):
 @given(scene=scenes(max_balls=5, max_segments=2), steps=st.integers(1, 4))
 @example(scene=GRAZE, steps=1)
 @example(scene=BIG_LATE, steps=2)
+@example(scene=CREEP, steps=8)
 def test_reference_backend_keeps_every_promise(ball_toi, scene, steps):
     run(scene, "reference", ball_toi, steps)
 
