@@ -68,13 +68,15 @@ from .grid import _cell_span, grid_cell_balls
 from .queue import heap_push
 from .rest import fall_asleep, held, try_sleep, wall_gap
 
-# x radius / h (px/s): Gauss-Seidel updates a contact again when an update
-# next to it changed a velocity by more (on the Galton board's ticks every
-# bound was then met within 2e-4: 1e-4 left 2e-3); a bound left unmet by
-# more than UNMET after it sets its balls free (their contacts then are the
-# events'). UNMET x radius is also the most a cluster contact can overlap by
-# the next tick, and the next tick keeps it from deepening
-SOLVER_TOL = 1e-5
+# x radius / h (px/s): the solve stops when every contact's bound is met
+# and none pushes more than 2 SOLVER_TOL beyond it (contact_solver); a bound
+# left unmet by more than UNMET after it (the solve's budget ran out) sets
+# its balls free (their contacts then are the events'). UNMET x radius is
+# also the most a cluster contact can overlap by the next tick, and the
+# next tick keeps it from deepening. ROUND_OFF: what rejoin's exact
+# projection may miss a bound by
+SOLVER_TOL = 1.25e-4
+ROUND_OFF = 1e-5
 UNMET = 5e-4
 PUSH_OUT = 0.2
 ISLAND_AWAKE, ISLAND_ASLEEP, ISLAND_FIXED = 0, 1, 2  # _islands' states (bit 1: touches a fixed thing)
@@ -501,18 +503,18 @@ def _islands(B, Q, h, rest_speed, gx, gy, normals):
 
 @kernel
 def _supported(B, Q, i, gx, gy, normals):
-    """Whether listed ball i is held against gravity (rest.held) by what it
-    touches (within LEAVE_GAP) in the last solve's contacts: fixed things,
-    and balls under it (a contact normal with an upward part). A neighbour's
-    push from the side or from above does not count: it holds only while
-    that neighbour presses, and a ball on a slope pressed there by the one
-    uphill of it, or the lowest of a chain that ends over a gap, slides
-    when the island sleeps no longer. So an island sleeps only where each of
-    its balls lies on something (in a hollow of two below it, on a floor, in
-    a wedge), as a lone ball does (try_sleep): never balanced on a peg's top
-    with another ball on it, or strung across a funnel's neck side by side."""
+    """Whether listed ball i can be held against gravity (rest.held) by what
+    it touches (within LEAVE_GAP) in the last solve's contacts, fixed things
+    and moving balls: a normal within REST_ANGLE of straight up, or two
+    that span it (a wedge: a floor, a hollow of two balls, a groove whose
+    far side is a neighbour). So an island sleeps only where each of its
+    balls could rest: never with a ball balanced on one other off the
+    vertical (a stack of two on a peg's top: the upper ball has the lower
+    one only), nor with a chain on a slope (its lowest ball has only the
+    slope below it and its uphill neighbour's push, which presses it down
+    the slope, not up)."""
     radius = B[4]
-    ci, cj, cn, w_j = Q[3][0], Q[3][1], Q[3][2], Q[3][4]
+    ci, cn = Q[3][0], Q[3][2]
     gap = Q[4]
     first, touching = Q[13][0], Q[13][1]
     k = 0
@@ -521,11 +523,8 @@ def _supported(B, Q, i, gx, gy, normals):
         if gap[c] > LEAVE_GAP * radius[ci[c]] or k >= len(normals):
             continue
         s = 1.0 if ci[c] == i else -1.0  # (cn points into ci)
-        nx, ny = s * cn[c, 0], s * cn[c, 1]
-        if w_j[c] > 0.0 and nx * gx + ny * gy >= 0.0:
-            continue  # a moving ball beside it or on it
-        normals[k, 0] = nx
-        normals[k, 1] = ny
+        normals[k, 0] = s * cn[c, 0]
+        normals[k, 1] = s * cn[c, 1]
         k += 1
     return held(normals, k, gx, gy)
 
@@ -596,7 +595,7 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, held):
     if met:
         # one ball against fixed bounds: the exact nearest velocity
         # (contact_solver.project_one), not an iterative solve
-        vel[i, 0], vel[i, 1], met = project_one(vx, vy, cn, v_min, k, SOLVER_TOL * rmin / h)
+        vel[i, 0], vel[i, 1], met = project_one(vx, vy, cn, v_min, k, ROUND_OFF * rmin / h)
         for c in range(k):
             met = met and v_min[c] - normal_speed(vel, Q[3], c) <= UNMET * rmin / h
         met = met and math.sqrt(vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1]) * h <= 0.5 * CLUSTER_REACH * rmin
