@@ -80,6 +80,7 @@ ROUND_OFF = 1e-5
 UNMET = 5e-4
 PUSH_OUT = 0.2
 ISLAND_AWAKE, ISLAND_ASLEEP, ISLAND_FIXED = 0, 1, 2  # _islands' states (bit 1: touches a fixed thing)
+STRUCK, WEDGED, REJOINED = -1, 0, 1  # what rejoin did
 
 
 @kernel
@@ -546,8 +547,10 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, held):
     watch its contacts. dt: the part's length; held: whether i was in a
     cluster before the event (else it holds nothing back yet, its sup_n is
     some support's, and its velocity has had no kick: it takes the rest of
-    the tick's here, which it gives back if it stays free). Returns whether
-    it rejoined.
+    the tick's here, which it gives back if it stays free). Returns
+    REJOINED, WEDGED (no velocity keeps it off its neighbours, or not once
+    more at this instant) or STRUCK (only one faster than it and than its
+    neighbours would: see below); in the last two it stays free.
 
     Once an instant at most (Q[12]): a ball struck again at the time it
     rejoined stays free until the next tick. (A ball rattling at one instant
@@ -567,7 +570,7 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, held):
         vel[i, 0] -= gx * h
         vel[i, 1] -= gy * h
         _give_back(B, i)
-        return False
+        return WEDGED
     vx, vy = vel[i, 0], vel[i, 1]
     ci, cj, cn, v_min, w_j, lam = Q[3]
     r = radius[i]
@@ -582,6 +585,8 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, held):
     pad = r + CLUSTER_REACH * r
     x0, y0, x1, y1 = px - pad, py - pad, px + pad, py + pad
     m = grid_cell_balls(G, i, _cell_span(G, x0, y0, x1, y1), cand, (x0, y0, x1, y1), False)
+    rest_speed = max(params[P_REST_SPEED], V_EPS)
+    fastest2 = max(vx * vx + vy * vy, rest_speed * rest_speed)  # (see below)
     for q in range(m):
         j = cand[q]
         if not (is_fixed(mode[j]) or mode[j] == CLUSTER) or k >= len(ci):
@@ -590,6 +595,7 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, held):
         if gap == math.inf:
             continue
         k = _add_fixed(Q, k, i, nx, ny, gap, vjx * nx + vjy * ny, h, TARGET_GAP * small)
+        fastest2 = max(fastest2, vjx * vjx + vjy * vjy)
     rmin = Q[11][0]
     met = k < len(ci)
     if met:
@@ -598,12 +604,24 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, held):
         vel[i, 0], vel[i, 1], met = project_one(vx, vy, cn, v_min, k, ROUND_OFF * rmin / h)
         for c in range(k):
             met = met and v_min[c] - normal_speed(vel, Q[3], c) <= UNMET * rmin / h
-        met = met and math.sqrt(vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1]) * h <= 0.5 * CLUSTER_REACH * rmin
+        speed2 = vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1]
+        met = met and math.sqrt(speed2) * h <= 0.5 * CLUSTER_REACH * rmin
+        # and no faster than it was, than rest_speed or than the neighbours
+        # whose bounds it meets: they are taken as they move, as if nothing
+        # could slow them, and a ball driven off faster than any of them
+        # passed the speed on to the free balls that hit it before the tick,
+        # and they to the next (a cascade in the hourglass's neck raised the
+        # energy). That is an impact: the events'
+        if met and speed2 > fastest2:
+            vel[i, 0] = vx - gx * h
+            vel[i, 1] = vy - gy * h
+            _give_back(B, i)
+            return STRUCK
     if not met:
         vel[i, 0] = vx - gx * h
         vel[i, 1] = vy - gy * h
         _give_back(B, i)
-        return False
+        return WEDGED
     B[11][i, 0] += vx - vel[i, 0]
     B[11][i, 1] += vy - vel[i, 1]
     mode[i] = CLUSTER
@@ -611,7 +629,7 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, held):
     acc[i, 1] = 0.0
     count[i] += 1
     Q[12][i] = t
-    return True
+    return REJOINED
 
 
 @kernel

@@ -22,7 +22,7 @@ from .predict import first_pass, has_room, predict_ball, reserve
 from .rest import collapse
 from .resolve import resolve_pair, resolve_wall
 from .contact_log import contact_log, log_contact
-from .clusters import cluster_scratch, clusters_wanted, push_tick, rejoin, tick, ticks_per_part
+from .clusters import WEDGED, cluster_scratch, clusters_wanted, push_tick, rejoin, tick, ticks_per_part
 from .strips import gather, scatter, spatial_order
 from .settle import clamp_ball_into_box
 
@@ -256,7 +256,7 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
                     held = held_a if side == 0 else held_b  # (then it has tried: above)
                     if held or mode[y] != FREE or not (mode[other] == CLUSTER or mode[other] == FROZEN):
                         continue
-                    if (slow or closing(B, y, other)) and not rejoin(B, W, G, Q, y, t, dt, params, cand, False):
+                    if (slow or closing(B, y, other)) and rejoin(B, W, G, Q, y, t, dt, params, cand, False) == WEDGED:
                         # no velocity keeps it off its neighbours till the
                         # tick (wedged among cluster balls): it waits for the
                         # tick where it is (a fixed thing to the events, with
