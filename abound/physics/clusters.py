@@ -30,7 +30,7 @@ a cluster along a wall or into a corner would start there in contact, where
 round-off decides its first event), and falls asleep
 where fixed contacts hold it (strictly: REST_COS) or with its island (the
 balls it touches) when the whole island has been slow for ISLAND_SLEEP_TIME
-and leans on something fixed, each of its balls lying on something (_supported).
+and leans on something fixed, each of its balls held where it lies (_supported).
 
 Q, the ticks' scratch (cluster_scratch): (order (N,) the listed balls, rank
 (N,) each ball's place in it or -1, touches (N,) int64 what each listed
@@ -598,6 +598,7 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, held):
         fastest2 = max(fastest2, vjx * vjx + vjy * vjy)
     rmin = Q[11][0]
     met = k < len(ci)
+    result = REJOINED
     if met:
         # one ball against fixed bounds: the exact nearest velocity
         # (contact_solver.project_one), not an iterative solve
@@ -613,15 +614,14 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, held):
         # and they to the next (a cascade in the hourglass's neck raised the
         # energy). That is an impact: the events'
         if met and speed2 > fastest2:
-            vel[i, 0] = vx - gx * h
-            vel[i, 1] = vy - gy * h
-            _give_back(B, i)
-            return STRUCK
+            result = STRUCK
     if not met:
+        result = WEDGED
+    if result != REJOINED:
         vel[i, 0] = vx - gx * h
         vel[i, 1] = vy - gy * h
         _give_back(B, i)
-        return WEDGED
+        return result
     B[11][i, 0] += vx - vel[i, 0]
     B[11][i, 1] += vy - vel[i, 1]
     mode[i] = CLUSTER
