@@ -29,7 +29,8 @@ normal part (|c + u| >= (c + u).c / |c| = |c| + u_n), so the bound on the
 normal gap bounds the true gap, whatever the tangential motion and whatever
 d. target = min(d, TARGET_GAP x radius): a gap that is open closes to a
 hair's breadth by the end of the tick and none is pushed wider than it is
-(no energy is made from positions); an overlap (d < 0, what round-off or an
+but for the solve's tolerance (How, below: no energy is made from positions
+beyond that); an overlap (d < 0, what round-off or an
 unconverged solve left) is opened within one tick.
 
 How. Projected Gauss-Seidel on the impulses (each contact in turn gets the
