@@ -146,7 +146,8 @@ def run(args):
     print(f"escaped balls:      {r['escaped']} (centre outside the box)")
     if r["frozen_total"]:  # StepStats.frozen
         print(f"frozen balls:       {r['frozen_total']} (over the per-ball event budget: stopped until "
-              f"the end of a step)")
+              f"the end of a step; with contact clusters also balls wedged among them, stopped "
+              f"until the next tick)")
     if r.get("collapsed_total"):  # StepStats.collapsed (the pymunk comparison has none)
         print(f"collapsed balls:    {r['collapsed_total']} (rattles the rest model stopped: asleep, "
               f"or frozen until the end of a step)")

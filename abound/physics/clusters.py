@@ -531,7 +531,7 @@ def _supported(B, Q, i, gx, gy, normals):
 
 
 @kernel
-def rejoin(B, W, G, Q, i, t, dt, params, cand, held):
+def rejoin(B, W, G, Q, i, t, dt, params, cand, in_cluster):
     """Cluster ball i (synced to t) has just been hit by a free ball: an
     exact event gave it a new velocity, solved against none of its
     neighbours. Keep it in its cluster until the next tick with the nearest
@@ -544,13 +544,14 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, held):
     straight line until the next tick (its velocity holds the tick's kick
     of gravity, see _join). Without such a velocity (wedged) it stays free,
     on its parabola from here (less the rest of the kick), and the events
-    watch its contacts. dt: the part's length; held: whether i was in a
+    watch its contacts. dt: the part's length; in_cluster: whether i was in a
     cluster before the event (else it holds nothing back yet, its sup_n is
     some support's, and its velocity has had no kick: it takes the rest of
     the tick's here, which it gives back if it stays free). Returns
-    REJOINED, WEDGED (no velocity keeps it off its neighbours, or not once
-    more at this instant) or STRUCK (only one faster than it and than its
-    neighbours would: see below); in the last two it stays free.
+    REJOINED; WEDGED (no velocity keeps it off its neighbours); or STRUCK
+    (struck again at the instant it rejoined, see below, or only a velocity
+    faster than its own and than the balls around it would keep it off
+    them: an impact). In the last two it stays free.
 
     Once an instant at most (Q[12]): a ball struck again at the time it
     rejoined stays free until the next tick. (A ball rattling at one instant
@@ -561,7 +562,7 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, held):
     gx, gy = params[P_GX], params[P_GY]
     K = ticks_per_part(dt)
     h = min(dt, (math.floor(t * K / dt) + 1.0) * dt / K) - t
-    if not held:
+    if not in_cluster:
         B[11][i, 0] = 0.0
         B[11][i, 1] = 0.0
         vel[i, 0] += gx * h
@@ -570,7 +571,7 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, held):
         vel[i, 0] -= gx * h
         vel[i, 1] -= gy * h
         _give_back(B, i)
-        return WEDGED
+        return STRUCK
     vx, vy = vel[i, 0], vel[i, 1]
     ci, cj, cn, v_min, w_j, lam = Q[3]
     r = radius[i]
@@ -607,8 +608,8 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, held):
             met = met and v_min[c] - normal_speed(vel, Q[3], c) <= UNMET * rmin / h
         speed2 = vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1]
         met = met and math.sqrt(speed2) * h <= 0.5 * CLUSTER_REACH * rmin
-        # and no faster than it was, than rest_speed or than the neighbours
-        # whose bounds it meets: they are taken as they move, as if nothing
+        # and no faster than it was, than rest_speed or than the balls
+        # within its reach: they are taken as they move, as if nothing
         # could slow them, and a ball driven off faster than any of them
         # passed the speed on to the free balls that hit it before the tick,
         # and they to the next (a cascade in the hourglass's neck raised the

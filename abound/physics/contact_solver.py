@@ -42,7 +42,8 @@ contacts' count (SOLVER_WORK). Each update lowers the dual objective
 lambda.A.lambda / 2 + lambda.(v - v_min - tol) from 0, so the kinetic
 energy after the solve is at most the energy before plus
 sum(lambda (v_min + tol)): contacts with v_min + tol <= 0 (between moving
-balls that close faster than tol) only remove energy; against a fixed
+balls, all but those whose gap is within tol h of its target) only remove
+energy; against a fixed
 thing under gravity v_min = -a h / 2 lifts a ball exactly as far as
 gravity brings it back by the next tick, and tol lifts it by tol h more
 (2.5e-4 of the smallest radius at most: a heap's balls hover within that

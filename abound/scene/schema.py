@@ -306,8 +306,8 @@ SAVER = {
     "stillness_energy": (number(0.0, 1.0), 0.02, "kinetic-energy fraction below which the scene counts as still"),
     "stillness_seconds": (number(positive=True), 3.0, "s, how long it must stay still before the saver livens it"),
     "liven": (choice(LIVEN), "wave", "how a still scene is livened up"),
-    "turn": (number(-360.0, 360.0), 180.0, "degrees, counter-clockwise, gravity turns by when liven is "
-                                           "\"gravity\" (180: the scene turned over, as an hourglass is)"),
+    "turn": (number(1.0, 359.0), 180.0, "degrees, counter-clockwise, gravity turns by when liven is "
+                                        "\"gravity\" (180: the scene turned over, as an hourglass is)"),
 }
 TABLES = {"world": WORLD, "physics": PHYSICS, "render": RENDER, "saver": SAVER}
 ARRAYS = {"balls": BALL, "spawn": SPAWN, "walls": WALL, "pegs": PEGS, "black_holes": BLACK_HOLE}
