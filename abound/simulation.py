@@ -107,6 +107,7 @@ class Simulation:
         self._split_balance = split.Balance()  # ... and where to cut
         self.time = 0.0
         self.black_holes = []  # abound.attractors.BlackHole, pulling every free ball (add_black_hole)
+        self._field_held = False  # whether the world's field holds black holes' pull (_hold_field)
         self.scene = None  # the scene dict this simulation was built from, if any
         self.last_stats = StepStats()
         self._palette_next = 0
@@ -449,15 +450,26 @@ class Simulation:
         none). Off by default: the step then records nothing. Such a step
         runs on one thread; the pymunk backend cannot log.
 
-        With black holes (:meth:`add_black_hole`) the step runs as sub-steps
-        of the leapfrog splitting (abound/attractors.py); the stats are their sum.
+        With black holes (:meth:`add_black_hole`) the step runs as sub-steps,
+        each ball's pull held constant along one (abound/attractors.py); the
+        stats are their sum.
         """
         dt = self.dt if dt is None else float(dt)
         if not (dt > 0 and math.isfinite(dt)):
             raise ValueError(f"step dt must be a positive finite number, not {dt!r}")
         if self.black_holes:
             return self._step_with_black_holes(dt, contacts)
+        if self._field_held:  # (the last black hole was taken away)
+            self._hold_field(None)
         return self._step(dt, contacts)
+
+    def _hold_field(self, field):
+        """Every free ball flies with gravity plus field[i] (N, 2) px/s^2 from now on
+        (None: 0), as abound/attractors.py holds black holes' pull; all wake to take it."""
+        w = self._world
+        w.field[:w.n] = 0.0 if field is None else field
+        self._field_held = field is not None
+        w.wake_all(self._gravity)
 
     def _step_with_black_holes(self, dt, contacts):
         from abound import attractors

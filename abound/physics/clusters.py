@@ -63,7 +63,7 @@ from .constants import (
 from .contact_solver import (
     TARGET_GAP, normal_speed, project_one, solve_impulses, solver_scratch, speculative_min_speed,
 )
-from .motion import is_fixed, motion_at, set_free, sync
+from .motion import gravity_on, is_fixed, motion_at, set_free, sync
 from .grid import _cell_span, grid_cell_balls
 from .queue import heap_push
 from .rest import fall_asleep, held, try_sleep, wall_gap
@@ -158,8 +158,9 @@ def _join(B, Q, i, t, h, gx, gy, by):
         B[7][i] = CLUSTER
     else:
         _give_back(B, i)
-    vel[i, 0] += gx * h
-    vel[i, 1] += gy * h
+    ax, ay = gravity_on(B, i, gx, gy)  # (by is taken: the joining ball's place)
+    vel[i, 0] += ax * h
+    vel[i, 1] += ay * h
     acc[i, 0] = 0.0
     acc[i, 1] = 0.0
     q = counts[1]
@@ -187,8 +188,9 @@ def _give_back(B, i):
 def _leave(B, i, h, gx, gy):
     """Listed ball i leaves the clusters before its tick's solve: it gives
     back the tick's kick and flies free on its parabola."""
-    B[1][i, 0] -= gx * h
-    B[1][i, 1] -= gy * h
+    bx, by = gravity_on(B, i, gx, gy)
+    B[1][i, 0] -= bx * h
+    B[1][i, 1] -= by * h
     set_free(B, i, gx, gy, 0.0)
 
 
@@ -416,7 +418,7 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
                 loose[rank[cj[c]]] = True
         # not converged: the slow balls of the set that lie under something
         # fixed are jammed (see contact_solver.py): they sleep where they are
-        if stuck and w_j[c] == 0.0 and cn[c, 0] * gx + cn[c, 1] * gy > 0.0:
+        if stuck and w_j[c] == 0.0 and _pressed_into(B, ci[c], cn[c, 0], cn[c, 1], gx, gy):
             under[rank[ci[c]]] = True
     island, state = Q[6], Q[7]
     _islands(B, Q, h, rest_speed, gx, gy, normals)
@@ -527,7 +529,16 @@ def _supported(B, Q, i, gx, gy, normals):
         normals[k, 0] = s * cn[c, 0]
         normals[k, 1] = s * cn[c, 1]
         k += 1
-    return held(normals, k, gx, gy)
+    bx, by = gravity_on(B, i, gx, gy)
+    return held(normals, k, bx, by)
+
+
+@kernel
+def _pressed_into(B, i, nx, ny, gx, gy):
+    """Whether what ball i falls with (gravity_on) presses it along n, into a
+    thing that n points away from: it lies under that thing."""
+    bx, by = gravity_on(B, i, gx, gy)
+    return nx * bx + ny * by > 0.0
 
 
 @kernel
@@ -559,17 +570,17 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, in_cluster):
     time and gained speed: energy rose by whole percents in the hourglass.
     A rattling pair, rest.collapse, rejoins the same way.)"""
     pos, vel, acc, radius, mode, count = B[0], B[1], B[2], B[4], B[7], B[8]
-    gx, gy = params[P_GX], params[P_GY]
+    bx, by = gravity_on(B, i, params[P_GX], params[P_GY])  # (the tick's kick, this ball's)
     K = ticks_per_part(dt)
     h = min(dt, (math.floor(t * K / dt) + 1.0) * dt / K) - t
     if not in_cluster:
         B[11][i, 0] = 0.0
         B[11][i, 1] = 0.0
-        vel[i, 0] += gx * h
-        vel[i, 1] += gy * h
+        vel[i, 0] += bx * h
+        vel[i, 1] += by * h
     if h <= 0.0 or Q[12][i] == t:
-        vel[i, 0] -= gx * h
-        vel[i, 1] -= gy * h
+        vel[i, 0] -= bx * h
+        vel[i, 1] -= by * h
         _give_back(B, i)
         return STRUCK
     vx, vy = vel[i, 0], vel[i, 1]
@@ -619,8 +630,8 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, in_cluster):
     if not met:
         result = WEDGED
     if result != REJOINED:
-        vel[i, 0] = vx - gx * h
-        vel[i, 1] = vy - gy * h
+        vel[i, 0] = vx - bx * h
+        vel[i, 1] = vy - by * h
         _give_back(B, i)
         return result
     B[11][i, 0] += vx - vel[i, 0]

@@ -37,14 +37,25 @@ def sync(B, i, t):
 
 
 @kernel
+def gravity_on(B, i, gx, gy):
+    """(ax, ay) px/s^2: what free ball i falls with, gravity (gx, gy) plus its
+    field (the working copy's P[19], strips.gather: a black hole's pull, held
+    constant for a sub-step by attractors.py; 0 without one). Whatever the
+    engine takes gravity for - flight, sliding, support, a tick's kick - it
+    takes this for ball i."""
+    f = B[19]
+    return gx + f[i, 0], gy + f[i, 1]
+
+
+@kernel
 def set_free(B, i, gx, gy, fric):
-    """Ball i flies free: under gravity (gx, gy), or on a level table with
-    rolling friction (fric > 0, px/s^2: then gravity is 0) slowing it at
-    fric along its velocity until it stops (mode ROLLING, see roll)."""
+    """Ball i flies free: under gravity (gx, gy) and its field (gravity_on),
+    or on a level table with rolling friction (fric > 0, px/s^2: then
+    gravity is 0 and there is no field, attractors.py) slowing it at fric
+    along its velocity until it stops (mode ROLLING, see roll)."""
     acc, mode, count, sup_kind, sup_idx = B[2], B[7], B[8], B[9], B[10]
     mode[i] = FREE
-    acc[i, 0] = gx
-    acc[i, 1] = gy
+    acc[i, 0], acc[i, 1] = gravity_on(B, i, gx, gy)
     sup_kind[i] = SUP_NONE
     sup_idx[i] = -1
     count[i] += 1

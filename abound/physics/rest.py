@@ -8,7 +8,7 @@ import math
 from ._jit import kernel
 from .kernels import V_EPS
 from .constants import ASLEEP, BOX_LINE, FREE, FROZEN, REST_COS, SLEEP_TOUCH, SLEEP_TOUCH_CLUSTER, SLIDING, SUP_BALL
-from .motion import is_fixed, lasting, set_free, sync
+from .motion import gravity_on, is_fixed, lasting, set_free, sync
 from .grid import grid_candidates
 
 
@@ -124,8 +124,9 @@ def fall_asleep(B, i):
 @kernel
 def try_sleep(B, W, G, i, gx, gy, normals, cand, touch=SLEEP_TOUCH):
     """Put ball i to sleep if its fixed contacts (within touch x its radius)
-    hold it against gravity."""
-    if not held(normals, fixed_contacts(B, W, G, i, normals, cand, touch), gx, gy):
+    hold it against gravity (gx, gy) and its field (gravity_on)."""
+    bx, by = gravity_on(B, i, gx, gy)
+    if not held(normals, fixed_contacts(B, W, G, i, normals, cand, touch), bx, by):
         return False
     fall_asleep(B, i)
     return True
@@ -196,7 +197,8 @@ def after_contact(B, W, G, i, fixed_other, nx, ny, skind, sidx, cx, cy, cr, fric
     if math.sqrt(vx * vx + vy * vy) < max(rest_speed, V_EPS):
         if try_sleep(B, W, G, i, gx, gy, normals, cand):
             return
-    gn = gx * nx + gy * ny
+    bx, by = gravity_on(B, i, gx, gy)
+    gn = bx * nx + by * ny
     if gn >= 0.0:
         return
     vn = vx * nx + vy * ny
@@ -205,8 +207,8 @@ def after_contact(B, W, G, i, fixed_other, nx, ny, skind, sidx, cx, cy, cr, fric
     vel[i, 0] = vx - vn * nx
     vel[i, 1] = vy - vn * ny
     mode[i] = SLIDING
-    acc[i, 0] = gx - gn * nx
-    acc[i, 1] = gy - gn * ny
+    acc[i, 0] = bx - gn * nx
+    acc[i, 1] = by - gn * ny
     sup_kind[i] = skind
     sup_idx[i] = sidx
     sup_n[i, 0] = nx
@@ -250,7 +252,8 @@ def wake(B, G, j, t, gx, gy, fric, todo, ntodo, cand, stack):
             dx, dy = pos[s, 0] - pos[k, 0], pos[s, 1] - pos[k, 1]
             if math.sqrt(dx * dx + dy * dy) > radius[s] + radius[k] + SLEEP_TOUCH_CLUSTER * radius[s]:
                 continue
-            if mode[s] == ASLEEP and -(dx * gx + dy * gy) > 0.0:
+            sx, sy = gravity_on(B, s, gx, gy)
+            if mode[s] == ASLEEP and -(dx * sx + dy * sy) > 0.0:
                 mode[s] = FREE
                 stack[top] = s
                 top += 1

@@ -63,7 +63,8 @@ def gather(B, perm):
     with high slot s reached, in slot WATCH_SLOTS + s the lowest of those with
     low slot s (see keep_box). P[17] and P[18] are B[14] and B[15], the
     contact solver's warm start (world.py: keyed by public index, as P[14]
-    names the balls). A ball that slides on a ball left out of perm gets
+    names the balls), and P[19] is B[16], each ball's field (world.py: read,
+    never written, so scatter leaves it). A ball that slides on a ball left out of perm gets
     support index -1 (split.py keeps that from happening)."""
     sup_kind, sup_idx = B[9], B[10]
     n = len(perm)
@@ -74,7 +75,8 @@ def gather(B, perm):
          np.empty(n), np.empty(n), np.empty(n, dtype=B[7].dtype), np.empty(n, dtype=B[8].dtype),
          np.empty(n, dtype=B[9].dtype), np.empty(n, dtype=B[10].dtype), np.empty((n, 2)),
          np.empty((n, 2)), np.empty(n), perm, np.zeros(n, dtype=np.int8), reach,
-         np.empty((n, B[14].shape[1]), dtype=B[14].dtype), np.empty((n, B[15].shape[1])))
+         np.empty((n, B[14].shape[1]), dtype=B[14].dtype), np.empty((n, B[15].shape[1])),
+         np.empty((n, 2)))
     _copy_rows(P, B, perm)
     sliding = 0
     for k in range(n):
@@ -105,6 +107,8 @@ def _copy_rows(P, B, perm):
         P[5][k] = B[5][i]
         P[6][k] = B[6][i]
         P[10][k] = B[10][i]
+        P[19][k, 0] = B[16][i, 0]
+        P[19][k, 1] = B[16][i, 1]
         for s in range(B[14].shape[1]):
             P[17][k, s] = B[14][i, s]
             P[18][k, s] = B[15][i, s]

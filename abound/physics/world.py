@@ -28,8 +28,10 @@ class World:
     """All arrays the engine reads and writes, grown on demand.
 
     Balls (first ``n`` rows valid):
-      pos (N,2) px, vel (N,2) px/s, acc (N,2) px/s^2 (effective: g, g projected
-      on a support, or 0), tloc (N,) s (local clock within a step), radius (N,) px,
+      pos (N,2) px, vel (N,2) px/s, acc (N,2) px/s^2 (effective: g + field, g
+      projected on a support, or 0), field (N,2) px/s^2: what a free ball feels
+      besides gravity (black holes' pull, held for a sub-step: attractors.py;
+      0 otherwise), tloc (N,) s (local clock within a step), radius (N,) px,
       mass (N,) and inv_mass (N,) (0 for pinned), rest (N,) restitution,
       color (N,4) RGBA in 0..1, mode (N,) int8, count (N,) int64 (bumped whenever
       a ball's trajectory changes: stale events carry an old count),
@@ -44,7 +46,7 @@ class World:
       the wall has given balls in their bounces so far (the engine adds to it).
     """
 
-    BALL_FLOAT2 = ("pos", "vel", "acc", "sup_n", "sup_c")
+    BALL_FLOAT2 = ("pos", "vel", "acc", "sup_n", "sup_c", "field")
     BALL_FLOAT1 = ("tloc", "radius", "mass", "inv_mass", "rest", "sup_r")
     BALL_INT = ("count", "sup_kind", "sup_idx")
     BALL_WARM = ("warm_key", "warm_lam")
@@ -96,6 +98,7 @@ class World:
         self.sup_kind[s] = -1
         self.sup_idx[s] = -1
         self.warm_key[s] = -1
+        self.field[s] = 0.0
         self.n += k
         for i in range(s.start, s.stop):
             self.set_pinned(i, bool(pinned[i - s.start]), gravity)
@@ -121,7 +124,7 @@ class World:
         else:
             self.mode[i] = FREE
             self.inv_mass[i] = 1.0 / self.mass[i]
-            self.acc[i] = gravity
+            self.acc[i] = gravity + self.field[i]
         self.count[i] += 1
 
     def wake_all(self, gravity):
@@ -129,7 +132,7 @@ class World:
         n = self.n
         moving = self.mode[:n] != PINNED
         self.mode[:n][moving] = FREE
-        self.acc[:n][moving] = gravity
+        self.acc[:n][moving] = gravity + self.field[:n][moving]
         self.sup_kind[:n] = -1
         self.sup_idx[:n] = -1
         self.count[:n] += 1
@@ -201,7 +204,7 @@ class World:
         return (self.pos[:n], self.vel[:n], self.acc[:n], self.tloc[:n], self.radius[:n],
                 self.inv_mass[:n], self.rest[:n], self.mode[:n], self.count[:n],
                 self.sup_kind[:n], self.sup_idx[:n], self.sup_n[:n], self.sup_c[:n],
-                self.sup_r[:n], self.warm_key[:n], self.warm_lam[:n])
+                self.sup_r[:n], self.warm_key[:n], self.warm_lam[:n], self.field[:n])
 
     def wall_arrays(self):
         m = self.nwalls
