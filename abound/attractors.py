@@ -26,8 +26,11 @@ top of the box (the count stays; where no place is free it stays where it
 is). The crossing is an event: before each piece of a sub-step the first
 time a free ball's parabola reaches a horizon is solved for (the same
 quartic), the step runs to that time, the ball goes, and the sub-step goes
-on. A ball whose path a contact changes within the piece (a rare thing so
-close to a hole) is taken at the piece's end if it is inside by then.
+on. A ball whose path a contact changes within a piece (a rare thing so
+close to a hole) is taken at the end of the first piece it ends inside; one
+that a contact holds off the horizon it was run to is not predicted again
+in that sub-step (a ball resting on something just outside a horizon would
+otherwise cut every sub-step into MAX_PIECES).
 
 On a table with rolling friction (a rolling ball's path must stay a straight
 line for its stop to be exact) and on an outside backend (which has no
@@ -110,7 +113,9 @@ def step(sim, dt, take):
     holes = sim.black_holes
     k = substeps(sim.positions[~sim.pinned], holes, dt)
     h = dt / k
-    held = sim.backend in BUILT_IN and sim.rolling_friction == 0.0
+    held = holds(sim)
+    if not held and sim._field_held:
+        sim._hold_field(None)  # (held until now: the kicks take over, not on top of it)
     for _ in range(k):
         if held:
             _held_substep(sim, holes, h, take)
@@ -121,17 +126,29 @@ def step(sim, dt, take):
             swallow(sim, holes)
 
 
+def holds(sim):
+    """Whether the pull is held as each ball's field (the module doc): on abound's own
+    engines, and not on a table where rolling friction is in effect (it is only where
+    gravity is 0: backends.make_params)."""
+    table = sim.rolling_friction > 0.0 and not np.any(sim.gravity)
+    return sim.backend in BUILT_IN and not table
+
+
 def _held_substep(sim, holes, h, take):
     """One sub-step of h with each free ball's field held (hold), cut into pieces at the
-    swallowing events (crossing)."""
+    swallowing events (crossing). A ball run to its crossing but not on the horizon there
+    (a contact changed its path: one held just outside) is not predicted again in this
+    sub-step: it is taken at the end if it is inside by then."""
     left = h
+    passed = []
     for _ in range(MAX_PIECES):
         field = hold(sim, holes, left)
-        t, i = crossing(sim, holes, field, left)
+        t, i = crossing(sim, holes, field, left, passed)
         piece = min(t, left)
         take(piece)
         left -= piece
-        swallow(sim, holes, i if t <= piece else -1)
+        if t <= piece and i not in swallow(sim, holes, i):
+            passed.append(i)
         if left <= 0.0 or t > piece:
             return
     hold(sim, holes, left)
@@ -155,14 +172,16 @@ def hold(sim, holes, h):
     return field
 
 
-def crossing(sim, holes, field, h):
+def crossing(sim, holes, field, h, passed=()):
     """(t, i): the first time within h (s) that a free ball's centre, on its parabola under
     gravity and its field, reaches a swallowing hole's horizon from outside, and which
-    ball; (inf, -1) if none does."""
+    ball (none of ``passed``); (inf, -1) if none does."""
     eaters = [b for b in holes if b.swallow and b.horizon > 0.0]
     if not eaters or not len(sim):
         return math.inf, -1
-    free = np.flatnonzero(~sim.pinned)
+    watched = ~sim.pinned
+    watched[list(passed)] = False
+    free = np.flatnonzero(watched)
     p, v = sim.positions[free], sim.velocities[free]
     a = np.asarray(sim.gravity, dtype=np.float64) + field[free]
     reach = np.hypot(v[:, 0], v[:, 1]) * h + 0.5 * np.hypot(a[:, 0], a[:, 1]) * h * h
@@ -189,10 +208,10 @@ def kick(sim, holes, h):
 
 def swallow(sim, holes, reached=-1, rng=None):
     """Free balls within a swallowing hole's horizon, and ball ``reached`` if it is on one
-    (run to its crossing), put back at rest near the top. Returns how many."""
+    (run to its crossing), put back at rest near the top. Returns their indices."""
     eaters = [h for h in holes if h.swallow and h.horizon > 0.0]
     if not eaters or not len(sim):
-        return 0
+        return []
     p = sim.positions
     inside = np.zeros(len(sim), dtype=bool)
     for h in eaters:
@@ -201,7 +220,7 @@ def swallow(sim, holes, reached=-1, rng=None):
         if reached >= 0:
             inside[reached] |= dist[reached] <= h.horizon * (1.0 + ON_HORIZON)
     inside &= ~sim.pinned
-    taken = 0
+    taken = []
     rng = rng or np.random.default_rng(len(sim) + int(sim.time * 1000.0))
     for i in np.flatnonzero(inside):
         spot = free_place(sim, i, eaters, rng)
@@ -210,7 +229,7 @@ def swallow(sim, holes, reached=-1, rng=None):
         pos, vel = sim.positions.copy(), sim.velocities.copy()
         pos[i], vel[i] = spot, 0.0
         sim.positions, sim.velocities = pos, vel
-        taken += 1
+        taken.append(int(i))
     return taken
 
 

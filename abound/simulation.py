@@ -464,8 +464,9 @@ class Simulation:
         return self._step(dt, contacts)
 
     def _hold_field(self, field):
-        """Every free ball flies with gravity plus field[i] (N, 2) px/s^2 from now on
-        (None: 0), as abound/attractors.py holds black holes' pull; all wake to take it."""
+        """Every free ball flies with gravity plus field[i] (N, 2) px/s^2 until the next
+        call (None: 0), as abound/attractors.py holds black holes' pull (and lets go of
+        it when it kicks instead, or step when the last hole is gone); all wake to take it."""
         w = self._world
         w.field[:w.n] = 0.0 if field is None else field
         self._field_held = field is not None

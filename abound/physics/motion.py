@@ -51,7 +51,7 @@ def gravity_on(B, i, gx, gy):
 def set_free(B, i, gx, gy, fric):
     """Ball i flies free: under gravity (gx, gy) and its field (gravity_on),
     or on a level table with rolling friction (fric > 0, px/s^2: then
-    gravity is 0 and there is no field, attractors.py) slowing it at fric
+    gravity is 0, and attractors.py holds no field) slowing it at fric
     along its velocity until it stops (mode ROLLING, see roll)."""
     acc, mode, count, sup_kind, sup_idx = B[2], B[7], B[8], B[9], B[10]
     mode[i] = FREE

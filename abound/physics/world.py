@@ -28,7 +28,7 @@ class World:
     """All arrays the engine reads and writes, grown on demand.
 
     Balls (first ``n`` rows valid):
-      pos (N,2) px, vel (N,2) px/s, acc (N,2) px/s^2 (effective: g + field, g
+      pos (N,2) px, vel (N,2) px/s, acc (N,2) px/s^2 (effective: g + field, that
       projected on a support, or 0), field (N,2) px/s^2: what a free ball feels
       besides gravity (black holes' pull, held for a sub-step: attractors.py;
       0 otherwise), tloc (N,) s (local clock within a step), radius (N,) px,
