@@ -86,11 +86,13 @@ def _towards(hole, positions):
 
 
 def pull(positions, holes):
-    """(N, 2) float64 px/s^2: the acceleration every black hole gives a ball at each position."""
+    """(N, 2) float64 px/s^2: the acceleration every black hole gives a ball at each position
+    (none at the very centre of a hole without softening: every way is the same there)."""
     acc = np.zeros_like(positions, dtype=np.float64)
     for h in holes:
         d, r2 = _towards(h, positions)
-        acc += d * (h.strength / (r2 * np.sqrt(r2)))[:, None]
+        at = r2 > 0.0
+        acc[at] += d[at] * (h.strength / (r2[at] * np.sqrt(r2[at])))[:, None]
     return acc
 
 

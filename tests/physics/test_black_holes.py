@@ -218,3 +218,16 @@ def test_a_pull_held_until_friction_takes_over_is_let_go():
         kicked.step()
     assert np.array_equal(held.positions, kicked.positions)
     assert np.array_equal(held.velocities, kicked.velocities)
+
+
+def test_a_ball_at_the_centre_of_a_hole_without_softening_stays_a_number():
+    """The pull's direction is undefined there (GM d / |d|^3 is 0/0): by symmetry it is none,
+    so the ball stays put without gravity; no NaN reaches the state."""
+    sim = Simulation(400, 400, gravity=(0.0, 0.0), dt=1 / 60)
+    sim.add_black_hole(200.0, 200.0, 1.0e6, softening=0.0)
+    sim.add_ball(200.0, 200.0, radius=5.0)
+    sim.add_ball(100.0, 300.0, radius=5.0)
+    for _ in range(3):
+        sim.step()
+    assert np.all(np.isfinite(sim.positions)) and np.all(np.isfinite(sim.velocities))
+    assert np.array_equal(sim.positions[0], (200.0, 200.0)) and np.array_equal(sim.velocities[0], (0.0, 0.0))
