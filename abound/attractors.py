@@ -15,10 +15,15 @@ trapezoidal rule, time-symmetric, so an orbit's energy does not drift. (Held
 at the sub-step's start instead, a circular orbit spirals out by 5% an orbit;
 at the predicted middle it keeps 1%; the average keeps 1e-7 over 10 orbits.)
 
-The sub-step: h = dt / k with k the least count for which h is at most
+The sub-step, chosen afresh before each one from where the balls are: what
+is left of the step divided by the least count k for which it is at most
 SUBSTEP times the shortest local dynamical time of a free ball,
-sqrt((d^2 + eps^2)^(3/2) / GM) (a circular orbit at d takes 2 pi of them), so
-the pull changes little along one; at most MAX_SUBSTEPS a step.
+sqrt((d^2 + eps^2)^(3/2) / GM) (a circular orbit at d takes 2 pi of them),
+so the pull changes little along one; at most MAX_SUBSTEPS a step. (Chosen
+once a step, from where the balls were at its start, a ball falling in
+passed the centre between two sub-steps: its energy changed by half. Also
+bounding it by the time a ball takes to cross its distance to the hole
+halved the error of such a pass again, at twice the cost in the hot gas.)
 
 Swallowing (``swallow``): a free ball is taken out when its centre reaches a
 hole's horizon and put back, at rest, at the first free place found near the
@@ -45,15 +50,18 @@ import numpy as np
 
 from abound.physics.backends import BUILT_IN
 from abound.physics.checks import segment_distance
+from abound.defaults import TABLE_GRAVITY
 from abound.physics.kernels import ANALYTIC
 
-SUBSTEP = 0.1           # h at most this times the shortest local dynamical time
-MAX_SUBSTEPS = 64       # a step's sub-steps at most
+USE_CROSS = True
+SUBSTEP = 0.1          # h at most this times the shortest local dynamical time
+MAX_SUBSTEPS = 256      # a step's sub-steps at most
 HOLD_ROUNDS = 3         # fixed-point rounds of the trapezoidal field (each evaluates the pull once more)
 MAX_PIECES = 64         # pieces a sub-step is cut into at swallowing events; then the rest is run whole
 ON_HORIZON = 1e-9       # of the horizon: a ball run to its crossing is there within round-off
 RESPAWN_TRIES = 200     # random places tried for a swallowed ball, from the top down
 PLACED_ORBIT = 3.0      # s: a placed hole's pull gives this orbit a quarter of the box's smaller side away
+PLACED_LIFT = 2.0       # ...or, if stronger, this many times gravity half the box's smaller side away
 PLACED_SOFTENING = 0.05  # of the box's smaller side
 
 
@@ -69,14 +77,18 @@ class BlackHole:
     swallow: bool = False
 
 
-def place(sim, x, y):
-    """A black hole at (x, y) sized to the box, as the demo's middle-click and the saver's
-    ``black_hole`` livening place one: a circular orbit a quarter of the box's smaller side
-    away takes PLACED_ORBIT s (T = 2 pi sqrt(r^3 / GM)); no horizon. Returns its index."""
+def place(sim, x, y, lift=False):
+    """A black hole at (x, y) sized to the box, as the demo's middle-click places one: a
+    circular orbit a quarter of the box's smaller side away takes PLACED_ORBIT s
+    (T = 2 pi sqrt(r^3 / GM)); no horizon. With ``lift`` (the saver's ``black_hole``
+    livening, for a scene at rest) at least PLACED_LIFT times gravity half that side away:
+    weaker than gravity, it lifted nothing off a still pile. Returns its index."""
     side = min(sim.width, sim.height)
     r = 0.25 * side
-    return sim.add_black_hole(x, y, 4.0 * math.pi ** 2 * r ** 3 / PLACED_ORBIT ** 2,
-                              softening=PLACED_SOFTENING * side)
+    strength = 4.0 * math.pi ** 2 * r ** 3 / PLACED_ORBIT ** 2
+    if lift:
+        strength = max(strength, PLACED_LIFT * float(np.hypot(*sim.gravity)) * (0.5 * side) ** 2)
+    return sim.add_black_hole(x, y, strength, softening=PLACED_SOFTENING * side)
 
 
 def _towards(hole, positions):
@@ -96,29 +108,50 @@ def pull(positions, holes):
     return acc
 
 
-def substeps(positions, holes, dt):
-    """How many sub-steps a step of dt takes (see the module doc)."""
-    if not len(positions):
-        return 1
-    shortest = math.inf
+def potential(positions, holes):
+    """(N,) float64 px^2/s^2: every black hole's potential per unit mass at each position,
+    -GM / sqrt(d^2 + softening^2) (the pull is minus its gradient; -inf at the very centre
+    of a hole without softening)."""
+    u = np.zeros(len(positions))
     for h in holes:
         _, r2 = _towards(h, positions)
-        shortest = min(shortest, float(np.sqrt(r2.min() ** 1.5 / h.strength)))
-    if not math.isfinite(shortest) or shortest <= 0.0:
-        return MAX_SUBSTEPS
-    return int(min(MAX_SUBSTEPS, max(1, math.ceil(dt / (SUBSTEP * shortest)))))
+        with np.errstate(divide="ignore"):
+            u -= h.strength / np.sqrt(r2)
+    return u
+
+
+def substep(positions, holes, left, most=MAX_SUBSTEPS):
+    """The next sub-step, s, of the ``left`` s of a step still to run (see the module doc):
+    left / k for the least k that makes it at most SUBSTEP times the shortest local
+    dynamical time of a ball at ``positions`` (N, 2) (the free ones); at least left /
+    ``most`` (the sub-steps the step has left)."""
+    shortest = math.inf
+    for h in holes:
+        if len(positions):
+            _, r2 = _towards(h, positions)
+            with np.errstate(over="ignore"):
+                shortest = min(shortest, float(np.sqrt(r2.min() ** 1.5 / h.strength)))
+    if not shortest > 0.0:  # (a ball at an unsoftened hole's centre: as short as allowed)
+        return left / max(1, most)
+    if not math.isfinite(shortest):  # (no hole near enough to anything to matter)
+        return left
+    return left / min(max(1, most), max(1, math.ceil(left / (SUBSTEP * shortest))))
 
 
 def step(sim, dt, take):
     """Advance ``sim`` by dt in sub-steps (see the module doc); ``take(h)`` takes one
     ordinary step of h (the caller keeps what it returns)."""
     holes = sim.black_holes
-    k = substeps(sim.positions[~sim.pinned], holes, dt)
-    h = dt / k
     held = holds(sim)
     if not held and sim._field_held:
         sim._hold_field(None)  # (held until now: the kicks take over, not on top of it)
-    for _ in range(k):
+    left = dt
+    for count in range(MAX_SUBSTEPS):
+        free = ~sim.pinned
+        h = substep(sim.positions[free], holes, left, MAX_SUBSTEPS - count)
+        last = h >= left * (1.0 - 1e-9)
+        if last:
+            h = left  # (no round-off left over)
         if held:
             _held_substep(sim, holes, h, take)
         else:
@@ -126,6 +159,9 @@ def step(sim, dt, take):
             take(h)
             kick(sim, holes, 0.5 * h)
             swallow(sim, holes)
+        if last:
+            return
+        left -= h
 
 
 def holds(sim):
@@ -200,11 +236,16 @@ def crossing(sim, holes, field, h, passed=()):
 
 
 def kick(sim, holes, h):
-    """Every free ball's velocity += pull x h."""
+    """Every free ball's velocity += pull x h; on a table with rolling friction, not a ball
+    at rest that the pull cannot move (no stronger than the friction: it holds it)."""
     free = ~sim.pinned
     if free.any():
         v = sim.velocities.copy()
-        v[free] += pull(sim.positions[free], holes) * h
+        a = pull(sim.positions[free], holes)
+        grip = sim.rolling_friction * TABLE_GRAVITY if not np.any(sim.gravity) else 0.0
+        if grip > 0.0:
+            a[(v[free] == 0.0).all(axis=1) & (np.hypot(a[:, 0], a[:, 1]) <= grip)] = 0.0
+        v[free] += a * h
         sim.velocities = v
 
 

@@ -396,6 +396,8 @@ class Simulation:
         ``black_holes`` is a plain list (remove one from it to take it away)."""
         from abound.attractors import BlackHole
         x, y = _vec2((x, y), "black hole position")
+        if not isinstance(swallow, (bool, np.bool_)):
+            raise SceneError(f"black hole swallow must be true or false, not {swallow!r}")
         hole = BlackHole(float(x), float(y), _positive(strength, "black hole strength"),
                          _nonnegative(softening, "black hole softening"), _nonnegative(horizon, "black hole horizon"),
                          bool(swallow))
@@ -573,10 +575,16 @@ class Simulation:
         return float(0.5 * np.sum(w.mass[:n][free] * v2[free]))
 
     def potential_energy(self):
-        """Gravitational potential -m g.p of the free balls, zero at the origin."""
+        """Gravitational potential -m g.p of the free balls, zero at the origin, plus each
+        black hole's, -GM m / sqrt(d^2 + softening^2) (zero far away)."""
         w, n = self._world, self._world.n
         free = w.mode[:n] != PINNED
-        return float(-np.sum(w.mass[:n][free] * (w.pos[:n][free] @ self._gravity)))
+        m, p = w.mass[:n][free], w.pos[:n][free]
+        u = float(-np.sum(m * (p @ self._gravity)))
+        if self.black_holes:
+            from abound.attractors import potential
+            u += float(np.sum(m * potential(p, self.black_holes)))
+        return u
 
     def energy(self):
         """Kinetic plus gravitational potential energy of the balls that are not pinned."""

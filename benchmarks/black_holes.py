@@ -34,7 +34,7 @@ TITLE = "## Black holes (issue 26)"
 
 def orbit(radius, gm=4.0e7, orbits=10):
     from abound import Simulation
-    from abound.attractors import substeps
+    from abound.attractors import substep
     sim = Simulation(4 * radius + 200, 4 * radius + 200, gravity=(0.0, 0.0), dt=1 / 60)
     c = 2 * radius + 100
     sim.add_black_hole(c, c, gm, softening=0.0)
@@ -43,7 +43,7 @@ def orbit(radius, gm=4.0e7, orbits=10):
     e0 = 0.5 * v * v - gm / radius
     period = 2 * math.pi * math.sqrt(radius ** 3 / gm)
     worst, rs, angles, times = 0.0, [], [], []
-    k = substeps(sim.positions, sim.black_holes, sim.dt)
+    k = round(sim.dt / substep(sim.positions, sim.black_holes, sim.dt))
     while sim.time < orbits * period:
         sim.step()
         d = sim.positions[0] - c

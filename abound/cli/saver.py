@@ -185,7 +185,7 @@ class Liveliness:
             if self.hole is None:
                 from abound.attractors import place
                 w, h = sim.width, sim.height
-                i = place(sim, self.rng.uniform(0.25 * w, 0.75 * w), self.rng.uniform(0.25 * h, 0.75 * h))
+                i = place(sim, self.rng.uniform(0.25 * w, 0.75 * w), self.rng.uniform(0.25 * h, 0.75 * h), lift=True)
                 self.hole, self.hole_left = sim.black_holes[i], LIVEN_HOLE_SECONDS
             return sim
         if self.mode == "gravity":
