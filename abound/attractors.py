@@ -53,8 +53,7 @@ from abound.physics.checks import segment_distance
 from abound.defaults import TABLE_GRAVITY
 from abound.physics.kernels import ANALYTIC
 
-USE_CROSS = True
-SUBSTEP = 0.1          # h at most this times the shortest local dynamical time
+SUBSTEP = 0.1           # a sub-step at most this times the shortest local dynamical time
 MAX_SUBSTEPS = 256      # a step's sub-steps at most
 HOLD_ROUNDS = 3         # fixed-point rounds of the trapezoidal field (each evaluates the pull once more)
 MAX_PIECES = 64         # pieces a sub-step is cut into at swallowing events; then the rest is run whole
