@@ -125,11 +125,10 @@ def substep(positions, holes, left, most=MAX_SUBSTEPS):
     dynamical time of a ball at ``positions`` (N, 2) (the free ones); at least left /
     ``most`` (the sub-steps the step has left)."""
     shortest = math.inf
-    for h in holes:
-        if len(positions):
-            _, r2 = _towards(h, positions)
-            with np.errstate(over="ignore"):
-                shortest = min(shortest, float(np.sqrt(r2.min() ** 1.5 / h.strength)))
+    for h in holes if len(positions) else ():
+        _, r2 = _towards(h, positions)
+        with np.errstate(over="ignore"):
+            shortest = min(shortest, float(np.sqrt(r2.min() ** 1.5 / h.strength)))
     if not shortest > 0.0:  # (a ball at an unsoftened hole's centre: as short as allowed)
         return left / max(1, most)
     if not math.isfinite(shortest):  # (no hole near enough to anything to matter)
@@ -165,10 +164,19 @@ def step(sim, dt, take):
 
 def holds(sim):
     """Whether the pull is held as each ball's field (the module doc): on abound's own
-    engines, and not on a table where rolling friction is in effect (it is only where
-    gravity is 0: backends.make_params)."""
-    table = sim.rolling_friction > 0.0 and not np.any(sim.gravity)
-    return sim.backend in BUILT_IN and not table
+    engines, and not on a table where rolling friction is in effect."""
+    return sim.backend in BUILT_IN and _grip(sim) == 0.0
+
+
+def _grip(sim):
+    """px/s^2: the rolling friction's deceleration where it is in effect (a level table,
+    gravity 0: backends.make_params), else 0."""
+    return 0.0 if np.any(sim.gravity) else sim.rolling_friction * TABLE_GRAVITY
+
+
+def _eaters(holes):
+    """The holes that swallow: those with ``swallow`` and a horizon."""
+    return [h for h in holes if h.swallow and h.horizon > 0.0]
 
 
 def _held_substep(sim, holes, h, take):
@@ -213,7 +221,7 @@ def crossing(sim, holes, field, h, passed=()):
     """(t, i): the first time within h (s) that a free ball's centre, on its parabola under
     gravity and its field, reaches a swallowing hole's horizon from outside, and which
     ball (none of ``passed``); (inf, -1) if none does."""
-    eaters = [b for b in holes if b.swallow and b.horizon > 0.0]
+    eaters = _eaters(holes)
     if not eaters or not len(sim):
         return math.inf, -1
     watched = ~sim.pinned
@@ -241,7 +249,7 @@ def kick(sim, holes, h):
     if free.any():
         v = sim.velocities.copy()
         a = pull(sim.positions[free], holes)
-        grip = sim.rolling_friction * TABLE_GRAVITY if not np.any(sim.gravity) else 0.0
+        grip = _grip(sim)
         if grip > 0.0:
             a[(v[free] == 0.0).all(axis=1) & (np.hypot(a[:, 0], a[:, 1]) <= grip)] = 0.0
         v[free] += a * h
@@ -251,7 +259,7 @@ def kick(sim, holes, h):
 def swallow(sim, holes, reached=-1, rng=None):
     """Free balls within a swallowing hole's horizon, and ball ``reached`` if it is on one
     (run to its crossing), put back at rest near the top. Returns their indices."""
-    eaters = [h for h in holes if h.swallow and h.horizon > 0.0]
+    eaters = _eaters(holes)
     if not eaters or not len(sim):
         return []
     p = sim.positions

@@ -67,7 +67,8 @@ def pair_toi(dx, dy, dvx, dvy, dax, day, R, touch, h, method):
     relative motion a straight line and the contact time the root of a
     quadratic; otherwise (a pinned, sleeping or sliding partner, an end
     point, or two balls with different fields: motion.gravity_on) it is a
-    parabola and the contact time the first downward crossing of a quartic. method BISECTION refines the time by bisection instead.
+    parabola and the contact time the first downward crossing of a quartic.
+    method BISECTION refines the time by bisection instead.
     Returns (t, resting).
     """
     # Most candidates of a broad phase are far apart or moving apart: rule

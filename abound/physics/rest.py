@@ -249,11 +249,13 @@ def wake(B, G, j, t, gx, gy, fric, todo, ntodo, cand, stack):
                 todo[ntodo] = s
                 ntodo += 1
                 continue
+            if mode[s] != ASLEEP:
+                continue
             dx, dy = pos[s, 0] - pos[k, 0], pos[s, 1] - pos[k, 1]
             if math.sqrt(dx * dx + dy * dy) > radius[s] + radius[k] + SLEEP_TOUCH_CLUSTER * radius[s]:
                 continue
-            sx, sy = gravity_on(B, s, gx, gy)
-            if mode[s] == ASLEEP and -(dx * sx + dy * sy) > 0.0:
+            sx, sy = gravity_on(B, s, gx, gy)  # (what presses it onto k)
+            if -(dx * sx + dy * sy) > 0.0:
                 mode[s] = FREE
                 stack[top] = s
                 top += 1
