@@ -522,15 +522,23 @@ def test_a_ball_at_a_billion_px_per_second_stops_the_step_within_its_work_budget
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_a_step_whose_first_predictions_exceed_the_work_budget_leaves_the_balls_where_they_are(backend):
+def test_a_step_whose_first_predictions_exceed_the_work_budget_still_moves_every_ball(backend):
     # Balls at 1e7 px/s in a 400 px box: the grid has 2 x 2 cells, each ball's
     # sweep covers the cells on its way (about half the balls in each), and
     # the first pass alone meets more pairs than the budget allows (4,000
-    # balls: about 10 million pairs; the budget is 5 million): the step stops
-    # at its start, every ball as it was.
+    # balls: about 10 million pairs; the budget is 5 million). The step used
+    # to stop at its start, every ball as it was, and so did every step after
+    # it: the simulation stood still for good (a new user's 5,000 balls at
+    # 1e6 px/s in 1280x720, a scene that passes `abound check`). Now the part
+    # is run shorter until its first pass fits: each step still stops short
+    # of its end (time is lost, as over any budget), but every ball moves on
+    # its exact path, meeting the others and the walls as it must.
     sim = _fast_crowd(backend, 4000 if backend == "fast" else 300, 1e7, 400.0)
-    pos, vel = sim.positions.copy(), sim.velocities.copy()
+    checker = StepChecker(sim)  # (no overlap, inside the box, energy kept: after every step)
     with _work_budget(backend, 1000, 10):
-        stats = StepChecker(sim).step(DT)
-    assert stats.stopped and stats.events == 0
-    assert np.array_equal(sim.positions, pos) and np.array_equal(sim.velocities, vel)
+        for _ in range(3):
+            pos = sim.positions.copy()
+            stats = checker.step(DT)
+            assert stats.stopped
+            assert np.all(np.hypot(*(sim.positions - pos).T) > 0.0), "a ball stood still"
+    assert stats.ball_ball + stats.ball_wall > 0
