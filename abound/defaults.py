@@ -5,6 +5,10 @@ so that neither imports the other for them.
 """
 DEFAULT_REST_SPEED = 10.0  # px/s: slower contacts are inelastic and may put a ball to sleep
 DEFAULT_DENSITY = 1.0  # mass per px^2 when a ball's mass is not given
+# Numbers beyond this are mistakes (a unit gone wrong, a typo'd exponent) and
+# would take the physics out of what float64 resolves: scene files and the
+# Simulation API alike refuse them
+MAX_MAGNITUDE = 1e9
 RESTITUTION_MIX = ("product", "min", "max", "mean")
 BALL_TOI = ("analytic", "bisection")
 # px/s^2: the weight per mass pressing a ball onto a level table, which

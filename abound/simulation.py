@@ -17,7 +17,7 @@ from abound.physics.kernels import TOUCH_REL
 from abound.physics.world import World, ASLEEP, PINNED, BOX_WALLS
 
 from abound.defaults import (BALL_TOI, DEFAULT_DENSITY, DEFAULT_PALETTE, DEFAULT_REST_SPEED,  # noqa: F401
-                             RESTITUTION_MIX, TABLE_GRAVITY)
+                             MAX_MAGNITUDE, RESTITUTION_MIX, TABLE_GRAVITY)
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,10 @@ def _rgba(color):
             raise SceneError(f"colour {color!r} is not '#rrggbb' or '#rrggbbaa'")
         vals = [int(s[k:k + 2], 16) / 255.0 for k in range(0, len(s), 2)]
     else:
-        vals = [float(c) for c in color]
+        try:
+            vals = [float(c) for c in color]
+        except (TypeError, ValueError):
+            raise SceneError(f"colour {color!r} is not '#rrggbb', '#rrggbbaa' or 3 or 4 numbers") from None
         if len(vals) not in (3, 4):
             raise SceneError(f"colour {color!r} needs 3 or 4 components")
         if any(v > 1.0 for v in vals):
@@ -344,15 +347,15 @@ class Simulation:
 
         color: None (the palette in turn), one colour, or a list of k colours.
         """
-        pos = np.asarray(positions, dtype=float).reshape(-1, 2)
+        pos = _numbers(positions, "ball position").reshape(-1, 2)
         k = len(pos)
         vel = np.zeros((k, 2)) if velocities is None else np.broadcast_to(
-            np.asarray(velocities, dtype=float), (k, 2))
-        r = np.broadcast_to(np.asarray(radius, dtype=float), (k,)).copy()
-        if not np.all(np.isfinite(pos)) or not np.all(np.isfinite(vel)):
-            raise SceneError("ball position and velocity must be finite numbers")
-        if not np.all((r > 0) & np.isfinite(r)):
-            raise SceneError("ball radius must be a positive finite number")
+            _numbers(velocities, "ball velocity"), (k, 2))
+        r = np.broadcast_to(_numbers(radius, "ball radius"), (k,)).copy()
+        if not (_within_limit(pos) and _within_limit(vel)):
+            raise SceneError(f"ball position and velocity must be finite numbers at most {MAX_MAGNITUDE:g} in size")
+        if not (np.all(r > 0) and _within_limit(r)):
+            raise SceneError(f"ball radius must be a positive number at most {MAX_MAGNITUDE:g}")
         with np.errstate(divide="ignore", over="ignore"):
             if mass is None:
                 m = math.pi * r * r * self.density
@@ -364,7 +367,10 @@ class Simulation:
         e = np.broadcast_to(np.asarray(restitution, dtype=float), (k,)).copy()
         if not np.all((e >= 0) & (e <= 1)):
             raise SceneError("ball restitution must lie in 0..1")
-        pin = np.broadcast_to(np.asarray(pinned, dtype=bool), (k,))
+        pin = np.asarray(pinned)
+        if pin.dtype != np.bool_:  # ("no" would be True)
+            raise SceneError(f"pinned must be True or False, not {pinned!r}")
+        pin = np.broadcast_to(pin, (k,))
         if color is None:
             cols = [_rgba(DEFAULT_PALETTE[(self._palette_next + q) % len(DEFAULT_PALETTE)])
                     for q in range(k)]
@@ -437,6 +443,15 @@ class Simulation:
                     and np.array_equal(self._seen[1], self._world.vel[:n])):
                 return
         self._dirty = True
+        # written from outside (positions, velocities are live arrays): a NaN or
+        # an infinity went into the fast engine as NaN everywhere, into the
+        # reference one as an exception from deep inside
+        for name, a in (("position", self._world.pos[:n]), ("velocity", self._world.vel[:n])):
+            if not _within_limit(a):
+                with np.errstate(invalid="ignore"):
+                    i = int(np.flatnonzero(~np.all(np.abs(a) <= MAX_MAGNITUDE, axis=1))[0])
+                raise SceneError(f"ball {i}'s {name} must be finite numbers at most {MAX_MAGNITUDE:g} "
+                                 f"in size, not ({float(a[i, 0])!r}, {float(a[i, 1])!r})")
 
     def step(self, dt=None, contacts=False):
         """Advance exactly dt seconds (default: the scene's dt); returns :class:`StepStats`.
@@ -459,6 +474,7 @@ class Simulation:
         dt = self.dt if dt is None else float(dt)
         if not (dt > 0 and math.isfinite(dt)):
             raise ValueError(f"step dt must be a positive finite number, not {dt!r}")
+        self._notice_user_edits()  # (before the holes' sub-steps read the state)
         if self.black_holes:
             return self._step_with_black_holes(dt, contacts)
         if self._field_held:  # (the last black hole was taken away)
@@ -618,13 +634,28 @@ def _check_size(width, height):
             raise SceneError(f"box {name} must be a positive number, not {v!r}")
 
 
+def _numbers(v, name):
+    """v as a float64 array, if it holds numbers (not text, not True/False, which
+    numpy would take as 100.0 or 1.0)."""
+    a = np.asarray(v)
+    if a.dtype.kind not in "iuf":
+        raise SceneError(f"{name} must be numbers, not {v!r}")
+    return a.astype(float)
+
+
+def _within_limit(a):
+    """Whether every number of a is finite and at most MAX_MAGNITUDE in size."""
+    with np.errstate(invalid="ignore"):
+        return bool(np.all(np.abs(a) <= MAX_MAGNITUDE))
+
+
 def _vec2(v, name):
     try:
-        a = np.asarray(v, dtype=float).reshape(2)
-    except (TypeError, ValueError):
+        a = _numbers(v, name).reshape(2)
+    except ValueError:
         raise SceneError(f"{name} must be two numbers, not {v!r}") from None
-    if not np.all(np.isfinite(a)):
-        raise SceneError(f"{name} must be finite, not {v!r}")
+    if not _within_limit(a):
+        raise SceneError(f"{name} must be finite and at most {MAX_MAGNITUDE:g} in size, not {v!r}")
     return a
 
 

@@ -12,13 +12,13 @@ import math
 
 from abound.errors import SceneError
 from abound.physics import backends
-from abound.defaults import DEFAULT_REST_SPEED, DEFAULT_DENSITY, RESTITUTION_MIX, BALL_TOI
+from abound.defaults import DEFAULT_REST_SPEED, DEFAULT_DENSITY, MAX_MAGNITUDE, RESTITUTION_MIX, BALL_TOI
 
 MAX_BALLS = 200_000
 # Numbers beyond these are mistakes (a unit gone wrong, a typo'd exponent) and
 # would take the physics out of what float64 resolves (masses of 1e300 make
 # energies overflow, a 1e-300 px box a grid of 1e11 cells): rejected.
-MAX_MAGNITUDE = 1e9    # the largest size of any number in a scene
+# MAX_MAGNITUDE (abound.defaults): the largest size of any number in a scene
 MIN_POSITIVE = 1e-9    # the smallest value of a number that must be positive
 BACKENDS = ("auto",) + backends.NAMES
 COLOR_MODES = ("palette", "speed", "ball")

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from abound import Simulation
+from abound.errors import SceneError
 from abound.physics import loop  # (the budgets live in loop: patched there)
 from closed_form import BACKENDS, TOI_METHODS, contact_time, fold, free_flight, plane_contact_time
 from invariants import RESTING, StepChecker, energy_scale, event_budget, overlaps, ROUND_OFF
@@ -358,11 +359,32 @@ def test_two_thousand_ball_pile_for_a_minute():
                          ids=["area-overflows", "denormal-mass", "infinite-mass", "zero-mass"])
 def test_masses_the_engine_cannot_divide_by_are_refused(kw):
     # 1/mass is what the impulses use: an infinite or denormal mass would make NaN velocities
+    # (a radius of 1e200, whose area overflows, is refused by the limit on every number, 1e9)
     from abound import SceneError
     sim = Simulation(400, 400, backend="reference")
-    with pytest.raises(SceneError, match="mass"):
+    with pytest.raises(SceneError, match="radius" if "radius" in kw else "mass"):
         sim.add_ball(200.0, 200.0, **kw)
     assert len(sim) == 0
+
+
+@pytest.mark.parametrize("call, word", [
+    (lambda s: s.add_ball(200.0, 200.0, vx=1e300), "velocity"),   # energy inf, gravity's kick lost in round-off
+    (lambda s: s.add_ball(2e9, 200.0), "position"),
+    (lambda s: s.add_ball(200.0, 200.0, color=5), "colour"),      # was a TypeError from inside
+    (lambda s: s.add_ball("100", 200.0), "position"),              # was taken as 100.0
+    (lambda s: s.add_ball(200.0, 200.0, pinned="no"), "pinned"),   # was taken as True: pinned
+    (lambda s: s.add_balls([(100.0, 100.0)], velocities=[("1", "2")]), "velocity"),
+    (lambda s: setattr(s, "gravity", (0.0, 1e300)), "gravity"),
+], ids=["speed-1e300", "position-2e9", "colour-5", "position-text", "pinned-text", "velocity-text", "gravity-1e300"])
+def test_what_a_scene_file_may_not_hold_the_api_refuses_too(call, word):
+    # a scene file's numbers are at most 1e9 in size, its colours colours and
+    # its switches true or false; the same values handed to the API were
+    # taken, converted or failed deep inside
+    from abound import SceneError
+    sim = Simulation(400, 400, backend="reference")
+    with pytest.raises(SceneError, match=word):
+        call(sim)
+    assert len(sim) == 0 and list(sim.gravity) == [0.0, -980.0]
 
 
 # --------------------------------------------------------------------------
@@ -443,21 +465,28 @@ def test_step_stopped_by_the_total_budget_leaves_no_overlap(seed):
 # a speed whose square overflows, set by user code between steps
 # --------------------------------------------------------------------------
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_a_speed_whose_square_overflows_neither_crashes_nor_moves_others_to_nan(backend):
-    # 1e300 px/s: vx^2 is inf, and times the dt = 0 of the overlap push its
-    # sweep was NaN, which sized the push's grid (the reference backend
-    # raised "cannot convert float NaN to integer")
+@pytest.mark.parametrize("bad", [(1e300, -1e300), (math.inf, 0.0), (math.nan, 0.0), (2e9, 0.0)])
+@pytest.mark.parametrize("what", ["velocities", "positions"])
+def test_a_non_finite_or_huge_number_written_into_the_state_is_refused_by_the_next_step(backend, bad, what):
+    # positions and velocities are live arrays user code may write. 1e300
+    # px/s made vx^2 inf (the reference backend raised "cannot convert float
+    # NaN to integer" from deep inside); an infinity or a NaN written in came
+    # out of the fast engine as NaN positions, without a word. The next step
+    # refuses it as a scene file would (at most 1e9 in size), naming the ball,
+    # before it changes anything; put right, the simulation goes on.
     sim = _sim(backend, width=800.0, height=600.0)
     for i in range(10):
         sim.add_ball(50.0 + 60.0 * i, 100.0, radius=5.0)
     sim.step(DT)
-    v = sim.velocities
-    v[7] = (1e300, -1e300)
-    sim.velocities = v
-    sim.step(DT)
-    assert np.all(np.isfinite(sim.positions))
-    others = np.arange(10) != 7
-    assert np.all(np.isfinite(sim.velocities[others]))
+    good = getattr(sim, what).copy()
+    t = sim.time
+    getattr(sim, what)[7] = bad
+    with pytest.raises(SceneError, match=f"ball 7's {'velocity' if what == 'velocities' else 'position'}"):
+        sim.step(DT)
+    assert sim.time == t
+    getattr(sim, what)[7] = good[7]
+    StepChecker(sim).step(DT)
+    assert np.all(np.isfinite(sim.positions)) and np.all(np.isfinite(sim.velocities))
 
 
 # --------------------------------------------------------------------------
