@@ -40,6 +40,18 @@ def as_simulation(scene=None, seed=None):
     return Simulation.from_config(scene, seed=seed)
 
 
+def _pixels(size):
+    """(width, height) as ints: whole numbers of pixels, at least 1 (32.5 was cut to 32 without a word)."""
+    try:
+        w, h = size
+        ok = all(float(v) == int(v) >= 1 and not isinstance(v, bool) for v in (w, h))
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
+        raise ValueError(f"size must be two whole numbers of pixels, at least 1, not {size!r}")
+    return int(w), int(h)
+
+
 class FrameCapture:
     """Renders a Simulation's current state into an offscreen framebuffer and reads it back.
 
@@ -48,7 +60,7 @@ class FrameCapture:
     """
 
     def __init__(self, size=(640, 480), style=None):
-        self.width, self.height = (int(size[0]), int(size[1]))
+        self.width, self.height = _pixels(size)
         _context()
         from abound.render.renderer import Offscreen, Renderer
         self.renderer = Renderer(style)
@@ -90,6 +102,7 @@ def render_frames(scene=None, frames=60, size=(640, 480), every=1, *, seed=None,
     frames, every = int(frames), int(every)
     if frames < 0 or every < 1:
         raise ValueError("frames must be >= 0 and every >= 1")
+    _pixels(size)  # (before the scene is built)
     sim = as_simulation(scene, seed)
     cap = FrameCapture(size, style)
     try:

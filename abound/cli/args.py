@@ -1,5 +1,6 @@
 """Argument types shared by the commands: each turns a word into a value or
-raises argparse.ArgumentTypeError with a one-line reason."""
+raises argparse.ArgumentTypeError with a one-line reason. (And plural, for
+the counts the commands report.)"""
 import argparse
 import math
 
@@ -54,3 +55,8 @@ def box_size(text):
         return (w, h)
     except ValueError:
         raise argparse.ArgumentTypeError(f"size must be WIDTHxHEIGHT, e.g. 1920x1080, not {text!r}") from None
+
+
+def plural(n, word):
+    """'1 ball', '2 balls'."""
+    return f"{n} {word}{'' if n == 1 else 's'}"

@@ -9,7 +9,7 @@ import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from abound.cli.args import count, image_size
+from abound.cli.args import count, image_size, plural
 from abound.cli.outputs import FRAME_NAME, VideoWriter, add_force, check_file, check_frames_dir, finish_video
 
 
@@ -117,8 +117,8 @@ def run(args):
         except OSError as exc:
             raise OutputError(f"--wav {args.wav}: cannot write it: {exc.strerror or exc}") from None
     if status == 0:
-        print(f"captured {args.frames} frames of {args.size[0]}x{args.size[1]} "
-              f"({len(sim)} balls, {args.every} step(s) of {sim.dt:g} s each): {_wrote(args)}")
+        print(f"captured {plural(args.frames, 'frame')} of {args.size[0]}x{args.size[1]} "
+              f"({plural(len(sim), 'ball')}, {plural(args.every, 'step')} of {sim.dt:g} s each): {_wrote(args)}")
     return status
 
 
@@ -151,7 +151,7 @@ def _run_replay(args):
 
 
 def _wrote(args):
-    wrote = [f"{args.frames} PNGs in {args.out}"] if args.out else []
+    wrote = [f"{plural(args.frames, 'PNG')} in {args.out}"] if args.out else []
     wrote += [f"GIF {args.gif}"] if args.gif else []
     wrote += [f"MP4 {args.mp4}"] if args.mp4 else []
     wrote += [f"WAV {args.wav}"] if getattr(args, "wav", None) else []

@@ -7,6 +7,8 @@ needs no compilation. Prints ``FILE: ok (...)`` per good file on stdout and
 """
 import sys
 
+from abound.cli.args import plural
+
 
 def add_arguments(parser):
     parser.add_argument("files", nargs="+", metavar="FILE",
@@ -18,7 +20,7 @@ def summary(sim):
     scene = sim.scene
     pinned = int(sim.pinned.sum())
     spawned = sum(g["count"] for g in scene["spawn"])
-    parts = [_plural(len(sim), "ball"), _plural(len(sim.walls), "wall")]
+    parts = [plural(len(sim), "ball"), plural(len(sim.walls), "wall")]
     if pinned:
         parts.append(f"{pinned} pinned")
     if spawned:
@@ -42,7 +44,3 @@ def run(args):
             continue
         print(f"{name}: ok ({summary(sim)})")
     return status
-
-
-def _plural(n, word):
-    return f"{n} {word}{'' if n == 1 else 's'}"

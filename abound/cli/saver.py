@@ -415,6 +415,9 @@ def run(args):
                   f"Edit its [saver] and [render] sections (or copy it and run 'abound saver FILE').")
             return 0
         words = words[1:]
+    if len(words) > 1:  # (the second was dropped without a word)
+        print(f"abound: error: two scenes: {words[0]!r} and {words[1]!r}", file=sys.stderr)
+        return 2
     if words:
         scene = words[0]
     if args.xscreensaver_setup:

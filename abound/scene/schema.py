@@ -105,6 +105,8 @@ def integer(lo=None, hi=None):
     def check(v, ctx, key):
         if isinstance(v, bool) or not isinstance(v, int):
             raise ctx.error(f"must be an integer, not {_show(v)}", key)
+        if abs(v) > MAX_MAGNITUDE:  # (as every number: a seed of 1e20 is a typo)
+            raise ctx.error(f"must be at most {MAX_MAGNITUDE:g} in size, not {v}", key)
         if lo is not None and v < lo:
             raise ctx.error(f"must be an integer >= {lo}, not {v}", key)
         if hi is not None and v > hi:

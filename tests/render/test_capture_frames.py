@@ -189,3 +189,10 @@ def test_frames_stepped_beside_the_drawing_are_the_frames_of_each_state():
                 sim.step()
         assert np.array_equal(got, capture_frame(sim, (160, 120), style)), k
     assert not np.array_equal(frames[0], frames[-1])
+
+
+@pytest.mark.parametrize("size", [(32.5, 32), (0, 32), (32, -1), (True, 32), ("wide", 32), (math.inf, 32), 32])
+def test_a_frame_size_that_is_no_whole_number_of_pixels_is_refused(size):
+    # (32.5, 32) was cut to 32 x 32 without a word; a size of 0 failed inside OpenGL
+    with pytest.raises(ValueError, match="size must be two whole numbers of pixels"):
+        next(render_frames("galton", frames=1, size=size))

@@ -201,6 +201,7 @@ COMMAND_LINES = [
     (["saver", "--screen", "x"], "argument --screen: must be a screen number (0, 1, ...) or 'all', not 'x'"),
     (["saver", "--frames", "0", "--headless"], "argument --frames: must be >= 1, not 0"),
     (["saver", "--seed", "-2", "--headless"], "argument --seed: must be >= 0, not -2"),
+    (["saver", "galton", "rain", "--headless", "--frames", "1"], "two scenes: 'galton' and 'rain'"),  # (rain was dropped)
     (["capture", GOOD_SCENE, "--frames", "0", "--out", "frames"], "argument --frames: must be >= 1, not 0"),
     (["capture", GOOD_SCENE, "--every", "0", "--out", "frames"], "argument --every: must be >= 1, not 0"),
     (["capture", GOOD_SCENE, "--size", "0x0", "--out", "frames"], "argument --size"),
