@@ -330,6 +330,16 @@ def _within_reach(B, px, py, r, j, t):
 
 
 @kernel
+def _near(B, G, i, cand):
+    """Write into cand the balls whose cells meet ball i's reach (its radius
+    plus CLUSTER_REACH of it, around where it is now); returns their count."""
+    pos, r = B[0], B[4][i]
+    pad = r + CLUSTER_REACH * r
+    x0, y0, x1, y1 = pos[i, 0] - pad, pos[i, 1] - pad, pos[i, 0] + pad, pos[i, 1] + pad
+    return grid_cell_balls(G, i, _cell_span(G, x0, y0, x1, y1), cand, (x0, y0, x1, y1), False)
+
+
+@kernel
 def _list_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand):
     """List ball i's contacts with other balls within reach; moving balls
     not yet listed that touch it slowly (or close to touching within h)
@@ -337,9 +347,7 @@ def _list_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand):
     pos, vel, radius, mode = B[0], B[1], B[4], B[7]
     rank, touches = Q[1], Q[2]
     r = radius[i]
-    pad = r + CLUSTER_REACH * r
-    x0, y0, x1, y1 = pos[i, 0] - pad, pos[i, 1] - pad, pos[i, 0] + pad, pos[i, 1] + pad
-    m = grid_cell_balls(G, i, _cell_span(G, x0, y0, x1, y1), cand, (x0, y0, x1, y1), False)
+    m = _near(B, G, i, cand)
     for q in range(m):
         j = cand[q]
         if rank[j] >= 0 and rank[j] < rank[i] and Q[14][rank[i]] <= rank[j]:
@@ -605,9 +613,7 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, in_cluster):
         if gap > CLUSTER_REACH * r or k >= len(ci):
             continue
         k = _add_fixed(Q, k, i, nx, ny, gap, 0.0, h, TARGET_GAP * r)
-    pad = r + CLUSTER_REACH * r
-    x0, y0, x1, y1 = px - pad, py - pad, px + pad, py + pad
-    m = grid_cell_balls(G, i, _cell_span(G, x0, y0, x1, y1), cand, (x0, y0, x1, y1), False)
+    m = _near(B, G, i, cand)
     rest_speed = max(params[P_REST_SPEED], V_EPS)
     fastest2 = max(vx * vx + vy * vy, rest_speed * rest_speed)  # (see below)
     for q in range(m):
@@ -704,9 +710,7 @@ def early_tick(B, W, G, Q, y, t, dt, params, todo, ntodo, normals, cand):
         q += 1
         sync(B, i, t)  # (a cluster ball's place is its last sync's: where it is now, along the same path)
         r = radius[i]
-        pad = r + CLUSTER_REACH * r
-        x0, y0, x1, y1 = pos[i, 0] - pad, pos[i, 1] - pad, pos[i, 0] + pad, pos[i, 1] + pad
-        m = grid_cell_balls(G, i, _cell_span(G, x0, y0, x1, y1), cand, (x0, y0, x1, y1), False)
+        m = _near(B, G, i, cand)
         for k in range(m):
             j = cand[k]
             if rank[j] >= 0 or not (mode[j] == CLUSTER or mode[j] == FROZEN):
