@@ -518,8 +518,8 @@ class Simulation:
         return total
 
     def _step(self, dt, contacts):
-        """One exact step of dt (see step)."""
-        self._notice_user_edits()
+        """One exact step of dt (see step, which notices user edits once; what
+        attractors.py writes between sub-steps goes through the setters or _seen)."""
         w = self._world
         params = self._params()
         if self._dirty:

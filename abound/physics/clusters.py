@@ -126,6 +126,13 @@ def ticks_per_part(dt):
 
 
 @kernel
+def until_next_tick(t, dt):
+    """s from time t of a part of dt s to its next tick (or its end)."""
+    K = ticks_per_part(dt)
+    return min(dt, (math.floor(t * K / dt) + 1.0) * dt / K) - t
+
+
+@kernel
 def push_tick(H, dt, k):
     """Queue tick k of a part of dt (at k dt / ticks_per_part; none past the
     part: the next part starts with one). Each tick queues the next when it
@@ -590,8 +597,7 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, in_cluster):
     A rattling pair, rest.collapse, rejoins the same way.)"""
     pos, vel, acc, radius, mode, count = B[0], B[1], B[2], B[4], B[7], B[8]
     bx, by = gravity_on(B, i, params[P_GX], params[P_GY])  # (the tick's kick, this ball's)
-    K = ticks_per_part(dt)
-    h = min(dt, (math.floor(t * K / dt) + 1.0) * dt / K) - t
+    h = until_next_tick(t, dt)
     if not in_cluster:
         B[11][i, 0] = 0.0
         B[11][i, 1] = 0.0
@@ -697,9 +703,7 @@ def early_tick(B, W, G, Q, y, t, dt, params, todo, ntodo, normals, cand):
     pos, vel, radius, mode = B[0], B[1], B[4], B[7]
     order, rank, counts = Q[0], Q[1], Q[5]
     gx, gy = params[P_GX], params[P_GY]
-    K = ticks_per_part(dt)
-    t_next = min(dt, (math.floor(t * K / dt) + 1.0) * dt / K)
-    h = t_next - t
+    h = until_next_tick(t, dt)
     if h <= 0.0 or Q[11][1] == t:
         return -1
     # the island: breadth first from y over cluster balls within reach
