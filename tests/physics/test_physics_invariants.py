@@ -102,6 +102,20 @@ def test_random_scenes_under_gravity(backend, method, seed):
     assert contacts >= 20
 
 
+def test_the_energy_counts_the_velocity_a_cluster_ball_holds_back():
+    # with contact clusters, a cluster ball struck by a free one keeps the
+    # part of its new velocity that would drive it into its neighbours
+    # parked until the next tick (clusters.rejoin), where the solve shares
+    # it out. It is the ball's own: left out of the energy, seed 1's energy
+    # fell at the strike and rose by 2% at the tick (t = 2.45 s) in a step
+    # with no event. Counted, it never rises here (a tick's tolerance may
+    # lift a heap's balls by up to 5e-4 r, contact_solver.py: this scene's
+    # three cluster balls, not measurably)
+    sim = _random_scene(1, "fast")
+    sim.contact_clusters = True
+    _run_checked(sim, 160, IN_FLIGHT_OVERLAP)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("gravity", [(0.0, -980.0), (0.0, 0.0), (400.0, -300.0)], ids=["down", "none", "diagonal"])
 def test_elastic_energy_is_conserved(backend, gravity):
