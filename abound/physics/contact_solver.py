@@ -35,9 +35,10 @@ unconverged solve left) is opened within one tick.
 
 How. Projected Gauss-Seidel on the impulses (each contact in turn gets the
 impulse that meets its bound with tol to spare, the running sum clamped
-at >= 0): every contact once, then only those that an update next to them
-has left unmet, or pushing more than SOLVER_BAND tol beyond their bound (a work
-queue), until none is left or after a number of updates set by the
+at >= 0): every contact is checked once, then again each time an update
+next to it may have moved it, and updated when its bound is unmet or it
+pushes more than SOLVER_BAND tol beyond it (a work queue), until none is
+left or after a number of updates set by the
 contacts' count (SOLVER_WORK). Each update lowers the dual objective
 lambda.A.lambda / 2 + lambda.(v - v_min - tol) from 0, so the kinetic
 energy after the solve is at most the energy before plus
