@@ -47,7 +47,7 @@ balls, all but those whose gap is within tol h of its target) only remove
 energy; against a fixed
 thing under gravity v_min = -a h / 2 lifts a ball exactly as far as
 gravity brings it back by the next tick, and tol lifts it by tol h more
-(up to SOLVER_BAND tol h, 5e-4 of the smallest radius, where the solve
+(up to SOLVER_BAND tol h, 1e-3 of the smallest radius, where the solve
 stops short of the middle of its band: a heap's balls hover within that
 of each other while it is awake).
 
@@ -63,8 +63,9 @@ it is tall), but the bounds only need meeting within tol, and in a
 flowing heap most contacts meet theirs after a few updates: the queue
 stops there, 3 to 14 updates a contact on captured ticks of the
 1,000-ball Galton board, the hourglass and the rain (with a band of 2
-tol), 22 to 31 on the 10,000-ball board's heap, about 85 balls tall
-(with 4). (An accelerated projected gradient,
+tol and tol 1.25e-4 r / h), 22 to 31 on the 10,000-ball board's heap,
+about 85 balls tall (with 4); 7 on the rain at 4 s with tol 2.5e-4 r / h
+(clusters.SOLVER_TOL). (An accelerated projected gradient,
 Nesterov's with restarts, needed about 100 iterations of three passes
 over the contacts each for the same accuracy on the rain's ticks.)
 """

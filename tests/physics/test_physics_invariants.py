@@ -109,7 +109,7 @@ def test_the_energy_counts_the_velocity_a_cluster_ball_holds_back():
     # it out. It is the ball's own: left out of the energy, seed 1's energy
     # fell at the strike and rose by 2% at the tick (t = 2.45 s) in a step
     # with no event. Counted, it never rises here (a tick's tolerance may
-    # lift a heap's balls by up to 5e-4 r, contact_solver.py: this scene's
+    # lift a heap's balls by up to 1e-3 r, contact_solver.py: this scene's
     # three cluster balls, not measurably)
     sim = _random_scene(1, "fast")
     sim.contact_clusters = True
