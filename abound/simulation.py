@@ -392,6 +392,8 @@ class Simulation:
 
     def set_pinned(self, i, pinned=True):
         """Pin (fix in place, infinite mass) or release ball i."""
+        if not 0 <= i < self.n:
+            raise IndexError(i)
         self._world.set_pinned(i, bool(pinned), self._gravity)
         self._world.wake_all(self._gravity)
 

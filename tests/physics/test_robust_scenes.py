@@ -387,6 +387,18 @@ def test_what_a_scene_file_may_not_hold_the_api_refuses_too(call, word):
     assert len(sim) == 0 and list(sim.gravity) == [0.0, -980.0]
 
 
+@pytest.mark.parametrize("i", [1, 7, -1])
+def test_pinning_a_ball_that_is_not_there_is_refused_and_changes_nothing(i):
+    # remove_ball(i) refused an index out of range; set_pinned(i) wrote into
+    # the arrays' spare room (or, for -1, into the last ball) and said nothing
+    sim = Simulation(400, 400, backend="reference")
+    sim.add_ball(100.0, 100.0, vx=10.0)
+    with pytest.raises(IndexError):
+        sim.set_pinned(i, True)
+    sim.step(0.1)
+    assert sim.positions[0, 0] == pytest.approx(101.0, abs=1e-9)  # still free: 10 px/s for 0.1 s
+
+
 # --------------------------------------------------------------------------
 # reproducers of bugs found by random scenes
 # --------------------------------------------------------------------------
