@@ -64,7 +64,7 @@ def resolve_source(source):
             try:
                 shipped = resources.config_path(name)
             except FileNotFoundError:
-                if not path.exists():
+                if not os.path.lexists(path):  # (a symlink loop exists, unreadable: read_scene says so)
                     _no_such_scene(name)
             else:
                 if path.exists():

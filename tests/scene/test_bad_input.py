@@ -162,6 +162,15 @@ def test_empty_and_unknown_scene_names(tmp_path, name, message):
     assert message in line
 
 
+def test_a_symlink_loop_named_bare_is_unreadable_not_missing(tmp_path):
+    # given by its bare name in the working directory, a symlink loop is not
+    # looked up as a shipped scene and called missing: it is there, unreadable
+    make_unreadable("symlink-loop", tmp_path)
+    proc = abound(["check", "scene.toml"], tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.splitlines() == [f"abound: error: scene.toml: {UNREADABLE['symlink-loop']}"]
+
+
 # -- malformed command lines ------------------------------------------------------
 GOOD_SCENE = str(REPO / "configs" / "drop.toml")
 
