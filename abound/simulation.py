@@ -383,18 +383,21 @@ class Simulation:
         self._dirty = True
         return idx
 
-    def remove_ball(self, i):
-        """Remove ball i; the last ball takes index i."""
+    def _ball_index(self, i):
+        """i, if it is a ball's index (0 <= i < n); else IndexError: the
+        world's arrays have spare room past n, and -1 would be the last ball."""
         if not 0 <= i < self.n:
             raise IndexError(i)
-        self._world.remove_ball(i)
+        return i
+
+    def remove_ball(self, i):
+        """Remove ball i; the last ball takes index i."""
+        self._world.remove_ball(self._ball_index(i))
         self._world.wake_all(self._gravity)
 
     def set_pinned(self, i, pinned=True):
         """Pin (fix in place, infinite mass) or release ball i."""
-        if not 0 <= i < self.n:
-            raise IndexError(i)
-        self._world.set_pinned(i, bool(pinned), self._gravity)
+        self._world.set_pinned(self._ball_index(i), bool(pinned), self._gravity)
         self._world.wake_all(self._gravity)
 
     def add_black_hole(self, x, y, strength, softening=10.0, horizon=0.0, swallow=False):
