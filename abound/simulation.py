@@ -13,6 +13,7 @@ import numpy as np
 from abound.errors import SceneError
 from abound.physics import backends, checks, split
 from abound.physics.contact_log import LOG_FIELDS
+from abound.physics.constants import CLUSTER_OVERLAP
 from abound.physics.kernels import TOUCH_REL
 from abound.physics.world import World, ASLEEP, CLUSTER, PINNED, BOX_WALLS
 
@@ -567,26 +568,28 @@ class Simulation:
         circle hit-test classes it. eps None: the engine's own touch
         tolerance (TOUCH_REL x the smaller radius)."""
         reach = None if eps is None else _nonnegative(eps, "eps")
-        pairs, gaps, tol = self._close_pairs(reach)
-        return pairs[np.abs(gaps) <= (tol if reach is None else reach)]
+        pairs, gaps, rmin = self._close_pairs(reach)
+        return pairs[np.abs(gaps) <= (TOUCH_REL * rmin if reach is None else reach)]
 
     def overlapping(self):
         """Pairs of balls (M, 2) int64, i < j, that overlap by more than the
-        engine's touch tolerance: the exact core leaves none in flight
-        (resting contacts may keep a rounding-sized overlap: see
-        docs/physics.md)."""
-        pairs, gaps, tol = self._close_pairs(0.0)
-        return pairs[gaps < -tol]
+        engine promises: none in flight beyond its touch tolerance (TOUCH_REL
+        x the smaller radius); a pair of which a ball lies in a contact
+        cluster or asleep may overlap by what a cluster's solve leaves, up to
+        CLUSTER_OVERLAP x the smaller radius (docs/physics.md)."""
+        pairs, gaps, rmin = self._close_pairs(0.0)
+        held = np.isin(self._world.mode[pairs], (CLUSTER, ASLEEP)).any(axis=1)
+        return pairs[gaps < -np.where(held, CLUSTER_OVERLAP, TOUCH_REL) * rmin]
 
     def _close_pairs(self, reach):
         """(pairs, gaps) of the balls closer than reach px (None: the largest touch
-        tolerance), and each pair's touch tolerance (TOUCH_REL x the smaller radius)."""
+        tolerance), and each pair's smaller radius (px)."""
         w, n = self._world, self._world.n
         r = w.radius[:n]
         if reach is None:
             reach = TOUCH_REL * float(r.max(initial=0.0))
         pairs, gaps = checks.close_pairs(w.pos[:n], r, reach)
-        return pairs, gaps, TOUCH_REL * np.minimum(r[pairs[:, 0]], r[pairs[:, 1]])
+        return pairs, gaps, np.minimum(r[pairs[:, 0]], r[pairs[:, 1]])
 
     # -- measures ----------------------------------------------------------------
     def kinetic_energy(self):

@@ -38,6 +38,10 @@ TICK = 0.002  # s: the longest sub-step between two solves of the clusters' cont
 # a cluster ball LEAVE_GAP close to no other moving one leaves
 CLUSTER_SLOP = 1e-3
 LEAVE_GAP = 0.05
+# x the smaller radius: the most two balls of a cluster, or asleep, may overlap
+# (a solve that has not converged leaves this much at worst: the next ticks
+# push it out); balls in flight overlap by rounding at most (TOUCH_REL)
+CLUSTER_OVERLAP = 1e-3
 # x the smaller radius: contacts this close are listed in a tick's solve (the
 # others cannot close before the next tick: a cluster ball that could move
 # half this far in a tick is set free, events then watching its every contact)
