@@ -665,12 +665,17 @@ def _transform(sim, fw, fh):
 def run(args):
     from abound import Simulation
     from abound.render.style import RenderError
+    from abound.scene import fitted, fixed_picture
     # before the run: a bad place or format is refused now, not after the window closes
     if args.record:
         check_file(args.record, "--record", force=args.force)
     if args.video:
         check_file(args.video, "--video", VIDEO, args.force)
     sim = Simulation.from_config(args.scene, seed=args.seed, backend=args.backend, balls=args.balls)
+    if args.size and not fixed_picture(sim.scene):
+        # random balls fill the window, whose box they are placed in from the start,
+        # as many as keep the scene's density (or --balls)
+        sim = Simulation.from_config(fitted(sim.scene, args.size), balls=args.balls, size=args.size)
     headless = True if args.headless else None
     source = {"scene": args.scene, "seed": args.seed, "balls": args.balls, "backend": args.backend}
     try:

@@ -214,19 +214,15 @@ def turned(g, degrees):
 
 
 def rebuilt(sim, seed=None, size=None):
-    """``sim``'s scene built afresh (seed, and a box of ``size``: default the current box), on
-    ``sim``'s backend; None when its balls cannot be placed there (a window smaller than the scene)."""
-    import copy
+    """``sim``'s scene built afresh (seed, and a box of ``size``: default the current box,
+    as many balls as keep the scene's density: scene.fitted), on ``sim``'s backend; None
+    when its balls cannot be placed there."""
     from abound import Simulation
     from abound.errors import SceneError
-    scene = copy.deepcopy(sim.scene)
-    world = scene.get("world", {})
-    whole = [0.0, 0.0, world.get("width"), world.get("height")]
-    for group in scene.get("spawn", []):
-        if group.get("region") == whole:  # the whole box (given or by default): the new box's whole
-            group["region"] = None
+    from abound.scene import fitted
+    size = size or (sim.width, sim.height)
     try:
-        new = Simulation.from_config(scene, seed=seed, size=size or (sim.width, sim.height))
+        new = Simulation.from_config(fitted(sim.scene, size), seed=seed, size=size)
     except SceneError:
         return None
     new.backend = sim.backend

@@ -42,6 +42,27 @@ def fixed_picture(scene):
     return any(scene.get(name) for name in ("walls", "pegs", "balls"))
 
 
+def fitted(scene, size):
+    """``scene`` (a normalized scene dict, as ``sim.scene``) made for a box of ``size``
+    (w, h) px, for a scene whose box follows its window (not a fixed picture): each
+    [[spawn]] group that fills the whole box fills the new one, its count scaled by
+    the ratio of the boxes' areas (at least one), so that the balls keep their
+    density: the 10,000 balls of hot_gas's 1920x1080 would not fit in 800x600, and
+    squeezed in there a step took seconds. Other groups are kept as they are. Build
+    it with ``Simulation.from_config(fitted(scene, size), size=size)``."""
+    scene = copy.deepcopy(scene)
+    world = scene.get("world", {})
+    width, height = world.get("width"), world.get("height")
+    if width is None or height is None:  # (not a normalized scene: a dict set by hand)
+        return scene
+    ratio = float(size[0]) * float(size[1]) / (float(width) * float(height))
+    for group in scene.get("spawn", []):
+        if group.get("region") in (None, [0.0, 0.0, width, height]):
+            group["region"] = None  # (the new box's whole)
+            group["count"] = max(1, round(group["count"] * ratio))
+    return scene
+
+
 def resolve_source(source):
     """(raw dict, display name) for a path, a shipped scene name, a dict or None (the default)."""
     from abound import resources

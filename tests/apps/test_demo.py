@@ -206,3 +206,29 @@ def test_middle_click_places_a_black_hole_and_takes_it_away(app):
     app.on_mouse_press(120, 120, mouse.MIDDLE, 0)
     app.on_key_press(keys().R, 0)
     assert app.sim.black_holes == []  # the starting state had none
+
+
+def test_demo_of_random_balls_at_a_smaller_size_keeps_their_density(tmp_path):
+    # hot_gas: 10,000 balls of radius 3 in 1920x1080. In an 800x600 window they were squeezed
+    # into the box (a ring of balls packed along its sides, seconds a frame); now placed in a
+    # box of the window's size, as many as keep the density: 10,000 x 800 x 600 / (1920 x 1080)
+    import json
+    from abound.cli import main
+    log = tmp_path / "gas.jsonl"
+    assert main(["demo", "hot_gas", "--size", "800x600", "--frames", "2", "--headless",
+                 "--record", str(log)]) == 0
+    header = json.loads(log.read_text().splitlines()[0])
+    assert header["window"] == [800, 600]
+    sim = Simulation.from_config(header["scene"])
+    assert len(sim) == round(10000 * 800 * 600 / (1920 * 1080)) == 2315
+    assert (sim.width, sim.height) == (800.0, 600.0)
+    # spread evenly over the box: the share within 3 radii of a side is that band's share of the area
+    x, y = sim.positions.T
+    band = 9.0
+    near = np.mean((x < 3 + band) | (x > 797 - band) | (y < 3 + band) | (y > 597 - band))
+    area = 1 - (794 - 2 * band) * (594 - 2 * band) / (794 * 594)
+    assert near == pytest.approx(area, abs=0.02)
+    # --balls still sets the number
+    assert main(["demo", "hot_gas", "--size", "800x600", "--balls", "500", "--frames", "1", "--headless",
+                 "--record", str(log), "--force"]) == 0
+    assert len(Simulation.from_config(json.loads(log.read_text().splitlines()[0])["scene"])) == 500

@@ -83,11 +83,12 @@ def test_a_wave_fills_the_box_the_window_made_or_is_a_kick_where_it_cannot():
     sim.resize(600.0, 400.0)  # the saver's window made the box larger
     live = Liveliness({"liven": "wave"})
     new = live.liven(sim)
-    assert new is not sim and (new.width, new.height) == (600.0, 400.0) and len(new) == 30
+    # as many balls as keep the scene's density (docs/screensaver.md)
+    assert new is not sim and (new.width, new.height) == (600.0, 400.0) and len(new) == 30 * 8
     # the new wave is spread over the whole new box, not the scene's 200x150 corner
-    assert new.positions[:, 0].max() > 200.0 + 6.0 or new.positions[:, 1].max() > 150.0 + 6.0
-    crowded = Simulation.from_config(dict(scene, spawn=[{"count": 40, "radius": 9.0}]))
-    crowded.resize(80.0, 60.0)  # a preview window too small for a wave of the scene's balls
+    assert new.positions[:, 0].max() > 200.0 + 6.0 and new.positions[:, 1].max() > 150.0 + 6.0
+    crowded = Simulation.from_config(dict(scene, spawn=[{"count": 2, "radius": 30.0}]))
+    crowded.resize(70.0, 50.0)  # a preview window lower than one ball (of the one left at its density)
     assert live.liven(crowded) is crowded and (crowded.velocities[:, 1] > 0).all()  # a kick, no error
 
 

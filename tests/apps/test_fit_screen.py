@@ -4,7 +4,8 @@ A scene with walls, pegs or explicit balls is a fixed picture: whatever the
 screen's or window's size and aspect, its box is scaled to fit, centred,
 aspect kept, as ``abound capture`` draws it. A scene of only random balls
 fills the screen instead: the saver places its balls afresh in a box of the
-screen's size, and the demo's box follows its window. Each test reads the
+screen's size, as many as keep the scene's density, and so does the demo
+given --size; then its box follows its window. Each test reads the
 pixels back from the X server (XGetImage) and finds every ball where the
 state and the transform put it, both computed here from the sizes alone
 (:func:`xwindows.expected`: s = min(W / w, H / h), the box centred), not
@@ -15,6 +16,7 @@ import os
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -39,7 +41,7 @@ gravity = [0.0, 0.0]
 backend = "reference"
 seed = 9
 [[spawn]]
-count = 5
+count = 2
 radius = 14.0
 speed = 0.0
 palette = ["#{RANDOM_COLOR[0]:02x}{RANDOM_COLOR[1]:02x}{RANDOM_COLOR[2]:02x}"]
@@ -98,10 +100,21 @@ def wait_until_right(proc, grab, check, deadline=STARTUP):
     return wrong
 
 
+def placed(path, box):
+    """The scene at ``path`` built in a box of ``box``, its count of balls scaled by the
+    ratio of the boxes' areas (rounded; docs/demo.md: they keep the scene's density)."""
+    scene = tomllib.loads(Path(path).read_text())
+    world = scene["world"]
+    for group in scene["spawn"]:
+        group["count"] = max(1, round(group["count"] * box[0] * box[1] / (world["width"] * world["height"])))
+    return Simulation.from_config(scene, size=box)
+
+
 def random_balls_misplaced(image, box, path):
     """Random balls drawn 1:1 (the box is the screen): each where the scene built in a box of
     ``box`` puts it (the seeded placement; world y up, image rows down), and no margin."""
-    sim = Simulation.from_config(str(path), size=box)
+    sim = placed(path, box)
+    assert len(sim) > 2, "a test of placement by density needs the count to change"
     p = sim.positions
     apart = np.hypot(*(p[:, None] - p[None]).transpose(2, 0, 1)) + np.eye(len(p)) * 1e9
     assert apart.min() > 2 * sim.radii.max() + 12, "the seed puts two balls too close to measure each alone"
@@ -207,11 +220,12 @@ def test_demo_fits_a_fixed_picture_to_its_window_when_resized_and_fullscreen(sce
 def test_demo_box_of_random_balls_follows_its_window(scenes):
     with running((1000, 800), ["demo", str(scenes / "random.toml"), "--size", "640x360"]) as (server, proc):
         win = demo_window(server.display)
-        # the balls stay where the scene placed them in its 400x300 box, drawn 1:1 in the larger
-        # window (no scaling, no margins: the box is the window)
-        for size in [(640, 360), (420, 500)]:
+        # the balls are placed in a box of the window's size (--size), as many as keep the
+        # scene's density (4 for its 2 in 400x300), and stay where they are when the window
+        # grows, drawn 1:1 (no scaling, no margins: the box is the window)
+        for size in [(640, 360), (760, 520)]:
             if size != (640, 360):
                 xdotool(server.display, "windowsize", "--sync", str(win), str(size[0]), str(size[1]))
             assert_right(proc, lambda: grab_window(server.display, win),
-                         lambda im: random_balls_misplaced(im, (400.0, 300.0), scenes / "random.toml"),
+                         lambda im: random_balls_misplaced(im, (640, 360), scenes / "random.toml"),
                          f"demo-random-{size[0]}x{size[1]}")
