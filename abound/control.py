@@ -185,7 +185,7 @@ class Controller:
             if len(sim):
                 sim.remove_ball(len(sim) - 1)
         elif kind == "fling":
-            r = FLING_RADIUS
+            r = min(FLING_RADIUS, 0.5 * sim.width, 0.5 * sim.height)  # (inside a box shrunk small)
             x = min(max(action["x"], r), sim.width - r)
             y = min(max(action["y"], r), sim.height - r)
             sim.add_ball(x, y, vx=action["vx"], vy=action["vy"], radius=r)
@@ -244,7 +244,7 @@ class Controller:
     def add_random_ball(self):
         """A ball of random size and velocity near the top; returns its index."""
         sim = self.sim
-        r = float(self._rng.uniform(*ADD_RADIUS))
+        r = min(float(self._rng.uniform(*ADD_RADIUS)), 0.5 * sim.width, 0.5 * sim.height)
         x = float(self._rng.uniform(r, max(r, sim.width - r)))
         y = float(max(r, sim.height - 2 * r))
         v = self._rng.uniform(-200, 200, 2)

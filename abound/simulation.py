@@ -104,7 +104,7 @@ class Simulation:
         self.rest_speed = rest_speed
         self.rolling_friction = rolling_friction
         self.contact_clusters = contact_clusters
-        self.dt = _positive(dt, "dt")
+        self.dt = dt
         self.density = _positive(density, "density")
         self.threads = threads
         self._split_backoff = split.Backoff()  # when a split step is worth trying (split.py)
@@ -197,6 +197,15 @@ class Simulation:
     @rest_speed.setter
     def rest_speed(self, v):
         self._rest_speed = DEFAULT_REST_SPEED if v is None else _nonnegative(v, "rest_speed")
+
+    @property
+    def dt(self):
+        """s: the step a bare ``step()`` takes (the demo's and the saver's fixed step)."""
+        return self._dt
+
+    @dt.setter
+    def dt(self, v):
+        self._dt = _positive(v, "dt")
 
     @property
     def rolling_friction(self):
@@ -357,6 +366,15 @@ class Simulation:
             raise SceneError(f"ball position and velocity must be finite numbers at most {MAX_MAGNITUDE:g} in size")
         if not (np.all(r > 0) and _within_limit(r)):
             raise SceneError(f"ball radius must be a positive number at most {MAX_MAGNITUDE:g}")
+        # inside the box, as a scene file's balls must be, to round-off (x = r + u (W - 2 r)
+        # with u = 1 may come out an ulp beyond W - r)
+        box, near = np.array([self.width, self.height]), (r * (1.0 - TOUCH_REL))[:, None]
+        outside = np.flatnonzero(~np.all((pos >= near) & (pos <= box - near), axis=1))
+        if len(outside):
+            q = int(outside[0])
+            raise SceneError(f"a ball at ({pos[q, 0]:g}, {pos[q, 1]:g}) of radius {r[q]:g} is not inside the "
+                             f"{self.width:g}x{self.height:g} box (its centre must lie at least its radius "
+                             f"from every side)")
         with np.errstate(divide="ignore", over="ignore"):
             if mass is None:
                 m = math.pi * r * r * self.density
@@ -429,7 +447,10 @@ class Simulation:
         return idx
 
     def resize(self, width, height):
-        """Move the box sides; balls left outside are brought back in, overlaps pushed apart."""
+        """Move the box sides; balls left outside are brought back in, overlaps pushed apart.
+        A box narrower or lower than a ball holds it on its middle line, overlapping what it
+        must (a window shrunk for a moment): only the box and finite numbers are promised
+        then, every promise again once the box is grown back."""
         _check_size(width, height)
         self._world.set_box(width, height)
         self._world.wake_all(self._gravity)
@@ -477,9 +498,7 @@ class Simulation:
         each ball's pull held constant along one (abound/attractors.py); the
         stats are their sum.
         """
-        dt = self.dt if dt is None else float(dt)
-        if not (dt > 0 and math.isfinite(dt)):
-            raise ValueError(f"step dt must be a positive finite number, not {dt!r}")
+        dt = self.dt if dt is None else _positive(dt, "step dt")
         self._notice_user_edits()  # (before the holes' sub-steps read the state)
         if self.black_holes:
             return self._step_with_black_holes(dt, contacts)

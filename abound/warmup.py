@@ -75,7 +75,7 @@ def exercise(engine):
     for _ in range(20):
         sim.step()
     # the split step: a gas spread over the box, cut into strips of a few balls
-    gas = Simulation(1200, 300, backend="fast", threads=1, gravity=(0.0, -100.0))
+    gas = Simulation(1210, 300, backend="fast", threads=1, gravity=(0.0, -100.0))
     n = 600
     k = np.arange(n)
     gas.add_balls(np.stack([5.0 + 2.0 * k, 20.0 + 260.0 * ((k * 37) % 101) / 101], 1),

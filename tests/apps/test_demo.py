@@ -83,6 +83,19 @@ def test_resize_moves_the_walls(app):
     assert np.all(app.sim.positions[:, 1] + app.sim.radii <= 150.0 + 1e-9)
 
 
+def test_balls_added_to_a_window_shrunk_smaller_than_they_are_fit_inside_it(app):
+    # add_ball refuses a ball that is not inside the box: the demo's adds must fit a tiny box
+    mouse = pyglet.window.mouse
+    app.on_resize(12, 9)
+    n = len(app.sim)
+    app.on_key_press(keys().PLUS, 0)
+    app.on_mouse_press(6, 4, mouse.LEFT, 0)
+    app.on_mouse_release(8, 5, mouse.LEFT, 0)
+    assert len(app.sim) == n + 2
+    p, r = app.sim.positions[n:], app.sim.radii[n:]
+    assert np.all(r == 4.5) and np.all(p - r[:, None] >= 0) and np.all(p + r[:, None] <= [12.0, 9.0])
+
+
 def test_keys_change_the_simulation(app):
     k = keys()
     g = app.sim.gravity

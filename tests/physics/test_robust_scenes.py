@@ -59,9 +59,10 @@ def test_tiny_fast_ball_never_passes_a_gap_narrower_than_itself(backend, method,
 # --------------------------------------------------------------------------
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_ball_larger_than_the_box_sits_on_its_middle(backend):
-    sim = _sim(backend, width=100.0, height=100.0)
-    sim.add_ball(30.0, 70.0, 500.0, -300.0, radius=80.0)
+    sim = _sim(backend, width=200.0, height=200.0)
+    sim.add_ball(90.0, 110.0, 500.0, -300.0, radius=80.0)
     sim.add_ball(20.0, 20.0, -50.0, 0.0, radius=5.0)
+    sim.resize(100.0, 100.0)  # (add_ball refuses a ball that is not inside the box)
     checker = StepChecker(sim, in_flight=math.inf, resting=math.inf)  # nothing fits beside it
     for _ in range(20):
         checker.step(DT)
@@ -73,9 +74,10 @@ def test_ball_larger_than_the_box_sits_on_its_middle(backend):
 @pytest.mark.parametrize("method", TOI_METHODS)
 def test_ball_wider_than_the_box_moves_only_along_it(backend, method):
     # a 120 px ball in a 600 x 100 box: on the middle line y = 50, free to roll along x
-    sim = _sim(backend, method, width=600.0, height=100.0)
-    sim.add_ball(300.0, 50.0, 200.0, 0.0, radius=60.0)
+    sim = _sim(backend, method, width=600.0, height=120.0)
+    sim.add_ball(300.0, 60.0, 200.0, 0.0, radius=60.0)
     sim.add_ball(40.0, 20.0, 300.0, 0.0, radius=10.0)
+    sim.resize(600.0, 100.0)  # (add_ball refuses a ball that is not inside the box)
     checker = StepChecker(sim, in_flight=math.inf, resting=math.inf)
     for _ in range(40):
         checker.step(DT)
@@ -385,6 +387,33 @@ def test_what_a_scene_file_may_not_hold_the_api_refuses_too(call, word):
     with pytest.raises(SceneError, match=word):
         call(sim)
     assert len(sim) == 0 and list(sim.gravity) == [0.0, -980.0]
+
+
+@pytest.mark.parametrize("x, y, r", [(-50.0, 100.0, 10.0), (395.0, 200.0, 10.0), (200.0, 200.0, 201.0),
+                                     (200.0, 9.0, 10.0)], ids=["left-of-the-box", "through-the-right-side",
+                                                               "wider-than-the-box", "through-the-floor"])
+def test_a_ball_not_inside_the_box_is_refused_as_a_scene_file_refuses_it(x, y, r):
+    # the API took it, and the first step moved it in without a word (a ball at x = -50
+    # appeared at x = 16); a scene file's [[balls]] must lie inside its box
+    sim = Simulation(400, 400, backend="reference")
+    with pytest.raises(SceneError, match="not inside the 400x400 box"):
+        sim.add_ball(x, y, radius=r)
+    with pytest.raises(SceneError, match="not inside"):
+        sim.add_balls([(100.0, 100.0), (x, y)], radius=r)
+    assert len(sim) == 0
+    sim.add_ball(10.0, 390.0, radius=10.0)  # touching two sides is inside
+    assert len(sim) == 1
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), 0.0, -1.0])
+def test_a_step_length_that_is_not_a_positive_number_is_refused_when_it_is_set(bad):
+    # sim.dt = nan was taken, and only the next step() said what was wrong
+    sim = Simulation(400, 400, backend="reference")
+    with pytest.raises(SceneError, match="dt must be a positive number"):
+        sim.dt = bad
+    assert sim.dt == 1 / 60
+    with pytest.raises(SceneError, match="dt must be a positive number"):
+        sim.step(bad)
 
 
 @pytest.mark.parametrize("i", [1, 7, -1])
