@@ -520,9 +520,9 @@ class Simulation:
         start = self.time
         parts = []
 
-        def take(h):
+        def take(h, log=False):
             t0 = self.time
-            stats = self._step(h, contacts)
+            stats = self._step(h, contacts or log)
             parts.append((t0 - start, stats))
             return stats
         attractors.step(self, dt, take)
@@ -626,14 +626,15 @@ class Simulation:
 
     def potential_energy(self):
         """Gravitational potential -m g.p of the free balls, zero at the origin, plus each
-        black hole's, -GM m / sqrt(d^2 + softening^2) (zero far away)."""
+        black hole's, -GM m / sqrt(d^2 + eps^2) (zero far away; eps the softening, or the
+        ball's radius if larger: abound/attractors.py)."""
         w, n = self._world, self._world.n
         free = w.mode[:n] != PINNED
         m, p = w.mass[:n][free], w.pos[:n][free]
         u = float(-np.sum(m * (p @ self._gravity)))
         if self.black_holes:
             from abound.attractors import potential
-            u += float(np.sum(m * potential(p, self.black_holes)))
+            u += float(np.sum(m * potential(p, self.black_holes, w.radius[:n][free])))
         return u
 
     def energy(self):

@@ -121,7 +121,7 @@ def pair_toi(dx, dy, dvx, dvy, dax, day, R, touch, h, method):
     if gap > speed * h + 0.5 * accel * h * h:
         return INF, False  # cannot close the gap within the horizon
     if method == BISECTION:
-        return pair_toi_bisection(dx, dy, dvx, dvy, dax, day, R, h), False
+        return pair_toi_bisection(dx, dy, dvx, dvy, dax, day, R, touch, h), False
     if linear:
         return pair_toi_linear(dx, dy, dvx, dvy, R, gap, dist, h), False
     return pair_toi_parabola(dx, dy, dvx, dvy, dax, day, gap * (dist + R), h), False
@@ -184,7 +184,7 @@ def _parted(dx, dy, dvx, dvy, dax, day, R, h):
 
 
 @kernel
-def pair_toi_bisection(dx, dy, dvx, dvy, dax, day, R, h):
+def pair_toi_bisection(dx, dy, dvx, dvy, dax, day, R, touch, h):
     """Contact time by bisection on the separation s(t) = |dp(t)| - R.
 
     Straight relative motion (da = 0): s is convex and lowest at the closest
@@ -201,14 +201,18 @@ def pair_toi_bisection(dx, dy, dvx, dvy, dax, day, R, h):
     the analytic root isolation finishes the search - giving up with "no
     contact" would let the balls pass through each other.
 
-    Balls touching now (s <= 0) are parting: pair_toi has answered the
+    Balls touching now (s <= touch) are parting: pair_toi has answered the
     approaching and resting cases. The contact to find is the next one, after
     they part (like the analytic method's first *downward* crossing), so the
-    search starts at the first doubling probe at which they are apart.
+    search starts at the first doubling probe at which they are apart. (With
+    s > 0 but within round-off of R, say 2e-15 px just after a contact, the
+    advancement's first probe, s / |v| later, read s <= 0 in |dp| - R: a
+    contact found again at once, no impulse, eight times, then the collapse
+    rule stopped the pair dead.)
     """
     accel = math.sqrt(dax * dax + day * day)
     t = 0.0
-    if _separation(dx, dy, dvx, dvy, dax, day, R, 0.0) <= 0.0:
+    if _separation(dx, dy, dvx, dvy, dax, day, R, 0.0) <= touch:
         t, again = _parted(dx, dy, dvx, dvy, dax, day, R, h)
         if again or t == INF:
             return t

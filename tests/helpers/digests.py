@@ -7,6 +7,11 @@ differently or a single bit of the state differs. ``tests/helpers/digests.json``
 holds the digests recorded before a refactor (issue 25: the physics core
 split into modules); ``tests/physics/test_digests.py`` recomputes them.
 
+They are of float bits, so of the machine too: the same commit gave other
+digests for `default` and `galton` on another machine of this kind (a
+transcendental function rounded differently somewhere, or its library); a
+machine whose HEAD does not match records its own, and says so.
+
 Record them again only for a change that is meant to change behaviour,
 and say so in its commit::
 
