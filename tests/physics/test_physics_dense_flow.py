@@ -74,7 +74,8 @@ def test_the_chi_square_survival_function_matches_its_closed_forms():
 def _clump_on_a_slope(count, theta):
     """count balls of radius 5 dropped in a clump over the first 200 px of a
     1300 px frictionless slope, up to 80 px above it."""
-    sim = abound.Simulation(1400, 900, gravity=(0.0, -G), backend="fast", contact_clusters=True)
+    # (the box is high enough for the clump: add_balls refuses a ball above its top)
+    sim = abound.Simulation(1400, 1000, gravity=(0.0, -G), backend="fast", contact_clusters=True)
     top = np.array([60.0, 860.0])
     t, n, end = _slope(sim, theta, top, 1300.0)
     rng = np.random.default_rng(11)

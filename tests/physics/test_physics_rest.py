@@ -79,7 +79,7 @@ def _drop_into_box(backend, n, width, height, seed, e=0.5, r=5.0, low=0.3):
     sim = abound.Simulation(width, height, gravity=(0.0, -980.0), backend=backend)
     placed = []
     while len(placed) < n:
-        p = rng.uniform([r, low * height], [width - r, height - r])
+        p = rng.uniform([r, max(r, low * height)], [width - r, height - r])  # (inside the box)
         if all(np.hypot(*(p - q)) > 2 * r + 0.5 for q in placed):
             placed.append(p)
     sim.add_balls(np.array(placed), radius=r, restitution=e)
