@@ -22,9 +22,9 @@ contacts, and a ball that flew free through it is then given the speed its
 own energy asks for where it is: its energy at the piece's start (conserved
 exactly along a free flight) plus what its contacts gave or took, each
 computed from the log (_contact_work); the direction stays the held pull's
-(_keep_energy). A ball's softening is at least its own radius: the pull of a
-point mass on a ball it is inside of grows from zero at the ball's centre,
-as a softened pull does (_towards).
+(_keep_energy). A ball feels a hole as a uniform ball feels a point mass:
+the inverse square while the centre lies outside it, a pull growing from
+zero at its own centre once inside (_towards), the hole's softening on top.
 
 The sub-step, chosen afresh before each one from where the balls are: what
 is left of the step divided by the least count k for which it is at most
@@ -103,16 +103,19 @@ def place(sim, x, y, lift=False):
 
 
 def _towards(hole, positions, radii=None):
-    """(d (N, 2) px from each position to the hole, |d|^2 + eps^2 (N,) px^2), eps the
-    hole's softening or, if larger, the ball's radius (radii (N,) px; None: points).
-    A ball is not a point: the pull of a point mass on a uniform ball whose inside it
-    is in grows from 0 at the ball's centre (GM m d / r^3 for a sphere), as the
-    softened pull does within eps; and the sub-steps can follow a ball only so close
-    to an unsoftened centre (a ball passing within a pixel of it came out of the step
-    with 1e5 times the energy of the whole scene)."""
+    """(d (N, 2) px from each position to the hole, |d|^2 (N,) and s^2 = max(|d|^2, r^2) +
+    softening^2 (N,) px^2), r each ball's radius (radii (N,) px; None: points, r = 0).
+
+    The pull on a ball is GM d / s^3: a uniform ball feels a point mass as a point
+    does while the mass lies outside it (the inverse square, exactly), and once the
+    mass is inside it, a pull growing from 0 at its centre (GM m d / r^3 for a
+    sphere), finite; the hole's softening on top. Without that core a ball could
+    pass through an unsoftened centre, where the sub-steps cannot follow it (one
+    came out of the step with 1e5 times the energy of the whole scene)."""
     d = np.array([hole.x, hole.y]) - positions
-    eps = hole.softening if radii is None else np.maximum(hole.softening, radii)
-    return d, np.einsum("ij,ij->i", d, d) + eps * eps
+    d2 = np.einsum("ij,ij->i", d, d)
+    core = d2 if radii is None else np.maximum(d2, radii * radii)
+    return d, d2, core + hole.softening * hole.softening
 
 
 def pull(positions, holes, radii=None):
@@ -121,21 +124,25 @@ def pull(positions, holes, radii=None):
     on a point: every way is the same there)."""
     acc = np.zeros_like(positions, dtype=np.float64)
     for h in holes:
-        d, r2 = _towards(h, positions, radii)
-        at = r2 > 0.0
-        acc[at] += d[at] * (h.strength / (r2[at] * np.sqrt(r2[at])))[:, None]
+        d, _, s2 = _towards(h, positions, radii)
+        at = s2 > 0.0
+        acc[at] += d[at] * (h.strength / (s2[at] * np.sqrt(s2[at])))[:, None]
     return acc
 
 
 def potential(positions, holes, radii=None):
     """(N,) float64 px^2/s^2: every black hole's potential per unit mass at each position
-    (of a ball of radius radii: _towards), -GM / sqrt(d^2 + eps^2) (the pull is minus its
-    gradient; -inf at the very centre of a hole without softening, for a point)."""
+    (of a ball of radius radii: _towards), -GM / s, and within a ball's core (|d| < r)
+    less by GM (r^2 - |d|^2) / (2 s^3), so that the pull is minus its gradient there
+    too (-inf at the very centre of a hole without softening, for a point)."""
     u = np.zeros(len(positions))
     for h in holes:
-        _, r2 = _towards(h, positions, radii)
-        with np.errstate(divide="ignore"):
-            u -= h.strength / np.sqrt(r2)
+        _, d2, s2 = _towards(h, positions, radii)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            u -= h.strength / np.sqrt(s2)
+            if radii is not None:
+                inside = d2 < radii * radii
+                u[inside] -= h.strength * (radii[inside] ** 2 - d2[inside]) / (2.0 * s2[inside] ** 1.5)
     return u
 
 
@@ -146,7 +153,7 @@ def substep(positions, holes, left, most=MAX_SUBSTEPS, radii=None):
     at least left / ``most`` (the sub-steps the step has left)."""
     shortest = math.inf
     for h in holes if len(positions) else ():
-        _, r2 = _towards(h, positions, radii)
+        _, _, r2 = _towards(h, positions, radii)
         with np.errstate(over="ignore"):
             shortest = min(shortest, float(np.sqrt(r2.min() ** 1.5 / h.strength)))
     if not shortest > 0.0:  # (a ball at an unsoftened hole's centre: as short as allowed)

@@ -626,8 +626,8 @@ class Simulation:
 
     def potential_energy(self):
         """Gravitational potential -m g.p of the free balls, zero at the origin, plus each
-        black hole's, -GM m / sqrt(d^2 + eps^2) (zero far away; eps the softening, or the
-        ball's radius if larger: abound/attractors.py)."""
+        black hole's, -GM m / s (zero far away), s^2 = max(d^2, r^2) + softening^2, less
+        inside a ball's core (abound/attractors.py: potential)."""
         w, n = self._world, self._world.n
         free = w.mode[:n] != PINNED
         m, p = w.mass[:n][free], w.pos[:n][free]

@@ -289,7 +289,7 @@ BLACK_HOLE = {
     "strength": (number(positive=True), REQUIRED,
                  "GM, px³/s²: a ball at d px feels GM / d² (a circular orbit there: speed sqrt(GM / d))"),
     "softening": (number(0.0, 100000.0), 10.0, "px: the pull is GM d / (d² + softening²)^1.5, finite at the centre "
-                  "(a ball feels at least its own radius of softening)"),
+                  "(inside a ball, whose radius then stands in for d: a spring)"),
     "horizon": (number(0.0, 100000.0), 0.0, "px: with `swallow`, a ball whose centre comes this close is put back "
                                        "at the top, at rest (0: none)"),
     "swallow": (boolean, False, "whether the hole swallows balls crossing its horizon"),

@@ -183,10 +183,11 @@ def test_balls_with_different_pulls_meet_exactly_and_keep_the_energy(backend, ba
         sim.add_ball(300 + r * math.cos(a), 300 + r * math.sin(a), vx=-s * math.sin(a), vy=s * math.cos(a),
                      radius=6.0)
 
-    def energy():
-        d = sim.positions - 300.0
-        return float(np.sum(sim.masses * (0.5 * np.sum(sim.velocities ** 2, 1)
-                                          - gm / np.sqrt(np.sum(d * d, 1) + eps * eps))))
+    def energy():  # a ball of radius r feels the hole through its core once d < r (docs/api.md)
+        d2 = np.sum((sim.positions - 300.0) ** 2, 1)
+        s2 = np.maximum(d2, 36.0) + eps * eps
+        u = -gm / np.sqrt(s2) - np.where(d2 < 36.0, gm * (36.0 - d2) / (2.0 * s2 ** 1.5), 0.0)
+        return float(np.sum(sim.masses * (0.5 * np.sum(sim.velocities ** 2, 1) + u)))
     e0, contacts = energy(), 0
     for _ in range(steps):
         stats = sim.step()
@@ -348,11 +349,11 @@ def test_the_shipped_black_hole_at_restitution_one_keeps_its_energy(softening, b
     swing round and knock into one another near the centre. Its energy gained a sixth of
     its kinetic energy in 5 s at the scene's softening of 20 px, and at softening 0 (a
     scene may ask for it) 3e5 times; now each ball's energy is kept through its contacts,
-    to round-off at the scene's softening. Below a ball's radius (4 to 7 px here) its
-    softening is its radius; a ball colliding within a pixel or two of the centre can
-    then still end a piece where the held pull put it a little off its path, higher
-    than its energy reaches (it is left at rest there): at most 1e-3 of the kinetic
-    energy in these 3 s. Each step checked."""
+    to round-off at the scene's softening. Unsoftened, a ball whose radius (4 to 7 px
+    here) takes in the centre feels a spring (its core); colliding within a pixel or two
+    of the centre it can then still end a piece where the held pull put it a little off
+    its path, higher than its energy reaches (it is left at rest there): at most 1e-3 of
+    the kinetic energy in these 3 s. Each step checked."""
     import tomllib
     from abound.resources import config_path
     scene = tomllib.loads(config_path("black_hole").read_text())
@@ -367,3 +368,31 @@ def test_the_shipped_black_hole_at_restitution_one_keeps_its_energy(softening, b
         contacts += stats.ball_ball
         assert abs(sim.energy() - e0) <= bound * k0, f"{(sim.energy() - e0) / k0:.3g} of the kinetic energy at {sim.time:.2f} s"
     assert contacts > 50
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_inside_a_ball_an_unsoftened_hole_pulls_as_a_spring(backend):
+    """A uniform ball feels a point mass inside it pulling its centre back in
+    proportion to the distance, GM d / r^3: let go 6 px from an unsoftened hole's
+    centre, a ball of radius 10 swings through it in simple harmonic motion,
+    x(t) = 6 cos(w t), w^2 = GM / r^3: its period within 1% (the pull is held along
+    sub-steps of a tenth of 1/w: the phase drifts a little), its amplitude kept (its
+    energy is). (With the bare inverse square it fell into the singular centre.)"""
+    gm, r, x0 = 4.0e6, 10.0, 6.0
+    sim = Simulation(400, 400, gravity=(0.0, 0.0), dt=1 / 240, backend=backend)
+    sim.add_black_hole(200.0, 200.0, gm, softening=0.0)
+    sim.add_ball(200.0 + x0, 200.0, radius=r)
+    period = 2.0 * math.pi * math.sqrt(r ** 3 / gm)  # 0.099 s
+    crossings, prev = [], (x0, 0.0)
+    for _ in range(240):
+        sim.step()
+        x = sim.positions[0, 0] - 200.0
+        assert abs(x) <= x0 * (1.0 + 1e-9) and sim.positions[0, 1] == 200.0
+        if (x < 0.0) != (prev[0] < 0.0):
+            crossings.append(prev[1] + (sim.time - prev[1]) * prev[0] / (prev[0] - x))
+        prev = (x, sim.time)
+    assert len(crossings) >= 19
+    measured = 2.0 * (crossings[-1] - crossings[0]) / (len(crossings) - 1)
+    assert measured == pytest.approx(period, rel=0.01)
+    swing = 0.5 * float(sim.velocities[0] @ sim.velocities[0]) + 0.5 * gm / r ** 3 * (sim.positions[0, 0] - 200.0) ** 2
+    assert swing == pytest.approx(0.5 * gm / r ** 3 * x0 ** 2, rel=1e-9)  # the amplitude, from the energy
