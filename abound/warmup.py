@@ -74,6 +74,7 @@ def exercise(engine):
     sim.add_wall(20.0, 100.0, 380.0, 60.0)
     for _ in range(20):
         sim.step()
+    sim.step(contacts=True)  # a step that logs its contacts (a black hole's pieces all do)
     # the split step: a gas spread over the box, cut into strips of a few balls
     gas = Simulation(1210, 300, backend="fast", threads=1, gravity=(0.0, -100.0))
     n = 600

@@ -47,7 +47,8 @@ def test_known_overlaps_through_the_simulation():
     sim = Simulation(1000, 1000)
     sim.add_ball(100.0, 100.0, radius=10.0)
     sim.add_ball(117.0, 100.0, radius=8.0)        # 10 + 8 - 17 = 1 px: 1/8 of the smaller radius
-    sim.add_ball(500.0, 995.0, radius=10.0)       # 5 px into the top: 1/2
+    sim.add_ball(500.0, 500.0, radius=10.0)
+    sim.positions[2] = (500.0, 995.0)             # 5 px into the top: 1/2 (add_ball refuses it there)
     assert sim.max_overlap() == pytest.approx(0.5)
     sim.positions[2] = (500.0, 500.0)
     assert sim.max_overlap() == pytest.approx(1 / 8)
