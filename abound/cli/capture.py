@@ -10,7 +10,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from abound.cli.args import count, image_size, plural
-from abound.cli.outputs import FRAME_NAME, VideoWriter, add_force, check_file, check_frames_dir, finish_video
+from abound.cli.outputs import (FRAME_NAME, VideoWriter, add_force, check_distinct, check_file, check_frames_dir,
+                                finish_video)
 
 
 def add_arguments(parser):
@@ -71,6 +72,7 @@ def run(args):
               file=sys.stderr)
         return 2
     # before the run: a bad place or format is refused now, not after the frames are made
+    check_distinct([("--out", args.out), ("--gif", args.gif), ("--mp4", args.mp4), ("--wav", args.wav)])
     if args.out:
         check_frames_dir(args.out, "--out", args.force)
     if args.gif:

@@ -42,7 +42,7 @@ import numpy as np
 
 from abound.control import BACKENDS, GRAVITY_FACTOR, TILT_DEGREES, Controller
 from abound.cli.args import count, image_size
-from abound.cli.outputs import VIDEO, VideoWriter, add_force, check_file, finish_video
+from abound.cli.outputs import VIDEO, VideoWriter, add_force, check_distinct, check_file, finish_video
 from abound.pacing import MAX_STEPS_PER_FRAME, Pacer
 FLING_GAIN = 4.0       # velocity (px/s) per pixel of drag
 
@@ -667,6 +667,7 @@ def run(args):
     from abound.render.style import RenderError
     from abound.scene import fitted, fixed_picture
     # before the run: a bad place or format is refused now, not after the window closes
+    check_distinct([("--record", args.record), ("--video", args.video)])
     if args.record:
         check_file(args.record, "--record", force=args.force)
     if args.video:

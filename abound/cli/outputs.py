@@ -70,6 +70,20 @@ def check_file(path, option, formats=None, force=False):
     return path
 
 
+def check_distinct(outputs):
+    """Refuse two output options that name one file: ``outputs`` is (option, path) pairs,
+    path None for an option not given. (``--video v.gif --record v.gif`` wrote both into
+    one file, each over the other: a GIF of 2 frames and no replay log, and exit 0.)"""
+    seen = {}
+    for option, path in outputs:
+        if not path:
+            continue
+        key = os.path.realpath(path)
+        if key in seen:
+            raise OutputError(f"{option} {path}: the same file as {seen[key]}: give each output a file of its own")
+        seen[key] = f"{option} {path}"
+
+
 def check_frames_dir(path, option="--out", force=False):
     """Check a directory for numbered PNG frames before the run (it may exist, or is made).
 

@@ -98,6 +98,10 @@ REFUSED = [
     (CAPTURE + ["--out", "/proc/frames"], "--out /proc/frames", "cannot write"),
     (CAPTURE + ["--out", "fine", "--gif", "out.txt"], "--gif out.txt", "'.txt'"),
     (REPLAY_CAPTURE + ["--gif", "existing.gif"], "--gif existing.gif", "exists"),
+    # one file for two outputs: each wrote over the other (a GIF of 2 frames, no replay log)
+    (DEMO + ["--video", "v.gif", "--record", "v.gif"], "--video v.gif", "same file as --record v.gif"),
+    (DEMO + ["--video", "v.gif", "--record", "./v.gif", "--force"], "--video v.gif", "same file"),
+    (CAPTURE + ["--wav", "a.wav", "--gif", "x.gif", "--mp4", "x.gif"], "--mp4 x.gif", "same file as --gif"),
 ]
 
 
