@@ -103,6 +103,10 @@ class Simulation:
         self.restitution_mix = restitution_mix
         self.rest_speed = rest_speed
         self.rolling_friction = rolling_friction
+        if self._rolling_friction > 0.0 and np.any(self._gravity):
+            # (as a scene file's [world]; set later, with gravity on, it waits for a level table)
+            raise SceneError("rolling_friction needs gravity (0, 0): rolling friction is for a level table "
+                             "seen from above")
         self.contact_clusters = contact_clusters
         self.dt = dt
         self.density = _positive(density, "density")
@@ -236,7 +240,7 @@ class Simulation:
     @contact_clusters.setter
     def contact_clusters(self, on):
         if not isinstance(on, (bool, np.bool_)):
-            raise ValueError(f"contact_clusters must be true or false, not {on!r}")
+            raise SceneError(f"contact_clusters must be True or False, not {on!r}")
         self._contact_clusters = bool(on)
 
     @property
@@ -293,15 +297,18 @@ class Simulation:
 
     @property
     def radii(self):
-        return self._world.radius[:self._world.n]
+        """(N,) px, read-only (as masses, restitutions and modes: written into, a mass of 0
+        or a restitution of 5 went into the engine unchecked and its energy grew to NaN;
+        a ball's own values are set by adding it)."""
+        return _read_only(self._world.radius[:self._world.n])
 
     @property
     def masses(self):
-        return self._world.mass[:self._world.n]
+        return _read_only(self._world.mass[:self._world.n])
 
     @property
     def restitutions(self):
-        return self._world.rest[:self._world.n]
+        return _read_only(self._world.rest[:self._world.n])
 
     @property
     def colors(self):
@@ -309,7 +316,7 @@ class Simulation:
 
     @property
     def modes(self):
-        return self._world.mode[:self._world.n]
+        return _read_only(self._world.mode[:self._world.n])
 
     @property
     def pinned(self):
@@ -379,11 +386,11 @@ class Simulation:
             if mass is None:
                 m = math.pi * r * r * self.density
             else:
-                m = np.broadcast_to(np.asarray(mass, dtype=float), (k,)).copy()
+                m = np.broadcast_to(_numbers(mass, "ball mass"), (k,)).copy()
             # the engine divides by it: 1/m must be finite too (no denormal masses)
             if not np.all((m > 0) & np.isfinite(m) & np.isfinite(1.0 / m)):
                 raise SceneError("ball mass must be a positive finite number (so must 1/mass and area x density)")
-        e = np.broadcast_to(np.asarray(restitution, dtype=float), (k,)).copy()
+        e = np.broadcast_to(_numbers(restitution, "ball restitution"), (k,)).copy()
         if not np.all((e >= 0) & (e <= 1)):
             raise SceneError("ball restitution must lie in 0..1")
         pin = np.asarray(pinned)
@@ -416,6 +423,8 @@ class Simulation:
 
     def set_pinned(self, i, pinned=True):
         """Pin (fix in place, infinite mass) or release ball i."""
+        if not isinstance(pinned, (bool, np.bool_)):  # ("no" would be True)
+            raise SceneError(f"pinned must be True or False, not {pinned!r}")
         self._world.set_pinned(self._ball_index(i), bool(pinned), self._gravity)
         self._world.wake_all(self._gravity)
 
@@ -450,7 +459,8 @@ class Simulation:
         """Move the box sides; balls left outside are brought back in, overlaps pushed apart.
         A box narrower or lower than a ball holds it on its middle line, overlapping what it
         must (a window shrunk for a moment): only the box and finite numbers are promised
-        then, every promise again once the box is grown back."""
+        then, every promise again once the box is grown back (a heap crushed to a point
+        is pushed apart again each step until it is apart: a few steps)."""
         _check_size(width, height)
         self._world.set_box(width, height)
         self._world.wake_all(self._gravity)
@@ -542,6 +552,18 @@ class Simulation:
         self.last_stats = total
         return total
 
+    def _still_crushed(self):
+        """Whether balls still overlap (more than the engine allows: overlapping) after a
+        push apart, in a box that can hold each of them: a box shrunk to nothing and grown
+        back leaves them all in a heap at one point, more than one push (its 200 sweeps)
+        undoes, and the steps after it kept the rest for ever (115 pairs of 200 balls
+        after 5 s). Pushed again every step until they are apart. (Not in a box narrower
+        than a ball: nothing can be apart there.)"""
+        n = self._world.n
+        if n < 2 or 2.0 * float(self._world.radius[:n].max()) > min(self.width, self.height):
+            return False
+        return len(self.overlapping()) > 0
+
     def _step(self, dt, contacts):
         """One exact step of dt (see step, which notices user edits once; what
         attractors.py writes between sub-steps goes through the setters or _seen)."""
@@ -550,7 +572,7 @@ class Simulation:
         if self._dirty:
             w.wake_all(self._gravity)
             self._backend.settle_overlaps(w.ball_arrays(), w.wall_arrays(), params)
-            self._dirty = False
+            self._dirty = self._still_crushed()
         if contacts and not self.logs_contacts:
             raise SceneError(f"the {self._backend_name} backend cannot log contacts (step(contacts=True))")
         if np.all((w.mode[:w.n] == ASLEEP) | (w.mode[:w.n] == PINNED)):
@@ -665,7 +687,8 @@ _scene_builder = [None]
 
 def _check_size(width, height):
     for name, v in (("width", width), ("height", height)):
-        if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
+        if not (isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+                and math.isfinite(v) and v > 0):
             raise SceneError(f"box {name} must be a positive number, not {v!r}")
 
 
@@ -694,22 +717,37 @@ def _vec2(v, name):
     return a
 
 
+def _read_only(a):
+    """A view of ``a`` that cannot be written through."""
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
+def _number(v, name):
+    """v as a float, if it is a number (not text, not True/False: float("0.25") and
+    float(True) would take them)."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise SceneError(f"{name} must be a number, not {v!r}")
+    return float(v)
+
+
 def _positive(v, name):
-    v = float(v)
+    v = _number(v, name)
     if not (v > 0 and math.isfinite(v)):
         raise SceneError(f"{name} must be a positive number, not {v!r}")
     return v
 
 
 def _nonnegative(v, name):
-    v = float(v)
+    v = _number(v, name)
     if not (v >= 0 and math.isfinite(v)):
         raise SceneError(f"{name} must be a number >= 0, not {v!r}")
     return v
 
 
 def _check_restitution(e, name):
-    e = float(e)
+    e = _number(e, name)
     if not 0.0 <= e <= 1.0:
         raise SceneError(f"{name} must lie in 0..1, not {e!r}")
     return e

@@ -259,6 +259,9 @@ def _build(scene, name):
     ctx = Ctx(name)
     world, phys = scene["world"], scene["physics"]
     W, H = world["width"], world["height"]
+    if world["rolling_friction"] > 0.0 and any(world["gravity"]):
+        raise ctx.at("[world]").error("needs gravity = [0, 0]: rolling friction is for a level table "
+                                      "seen from above", "rolling_friction")
     try:
         sim = Simulation(width=W, height=H, gravity=tuple(world["gravity"]),
                          backend=phys["backend"], ball_toi=phys["ball_toi"],
@@ -269,9 +272,6 @@ def _build(scene, name):
                          contact_clusters=phys["contact_clusters"])
     except SceneError as exc:
         raise ctx.error(str(exc)) from None
-    if world["rolling_friction"] > 0.0 and any(world["gravity"]):
-        raise ctx.at("[world]").error("needs gravity = [0, 0]: rolling friction is for a level table "
-                                      "seen from above", "rolling_friction")
 
     # the cell of the placement grid: the largest spawned diameter
     rmax = max((g["radius"][1] for g in scene["spawn"]), default=1.0)

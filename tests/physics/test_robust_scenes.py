@@ -197,6 +197,26 @@ def test_box_shrunk_below_a_diameter_and_grown_back(backend, method):
     assert checker.worst[0] <= 1e-6
 
 
+@pytest.mark.parametrize("scene, balls, tiny", [("hot_gas", 200, (1.0, 1.0)), ("pile", 300, (40.0, 40.0))])
+def test_a_box_shrunk_to_nothing_and_grown_back_has_its_balls_apart_within_a_second(scene, balls, tiny):
+    # a window dragged down to nothing and back (the demo's box follows it): every ball
+    # heaped at one point. One push apart (200 sweeps) left hundreds of pairs overlapping,
+    # and the steps after it kept 115 of them for good (a new user's trial)
+    sim = Simulation.from_config(scene, balls=balls, backend="fast")
+    w, h = sim.width, sim.height
+    sim.step()
+    sim.resize(*tiny)
+    sim.step()
+    sim.resize(w, h)
+    for k in range(60):
+        sim.step()
+    assert len(sim.overlapping()) == 0 and sim.max_overlap() <= 1e-6
+    assert len(sim) == balls and np.all(np.isfinite(sim.positions))
+    for _ in range(60):
+        sim.step()
+        assert len(sim.overlapping()) == 0
+
+
 # --------------------------------------------------------------------------
 # speeds of 1e6 px/s
 # --------------------------------------------------------------------------
@@ -377,7 +397,17 @@ def test_masses_the_engine_cannot_divide_by_are_refused(kw):
     (lambda s: s.add_ball(200.0, 200.0, pinned="no"), "pinned"),   # was taken as True: pinned
     (lambda s: s.add_balls([(100.0, 100.0)], velocities=[("1", "2")]), "velocity"),
     (lambda s: setattr(s, "gravity", (0.0, 1e300)), "gravity"),
-], ids=["speed-1e300", "position-2e9", "colour-5", "position-text", "pinned-text", "velocity-text", "gravity-1e300"])
+    # found by a new-user trial: text and True/False taken as numbers
+    (lambda s: s.step("0.25"), "step dt must be a number"),                # was a step of 0.25 s
+    (lambda s: s.step(True), "step dt must be a number"),                  # was a step of 1 s
+    (lambda s: s.add_ball(200.0, 200.0, restitution=True), "restitution"),  # was 1.0
+    (lambda s: s.add_ball(200.0, 200.0, mass="3"), "mass"),
+    (lambda s: Simulation(True, 600), "width"),                            # was a box 1 px wide
+    (lambda s: Simulation(800, 600, rolling_friction=0.1), "rolling_friction needs gravity"),  # was ignored
+    (lambda s: setattr(s, "contact_clusters", "yes"), "contact_clusters"),   # was a plain ValueError
+], ids=["speed-1e300", "position-2e9", "colour-5", "position-text", "pinned-text", "velocity-text", "gravity-1e300",
+        "step-text", "step-true", "restitution-true", "mass-text", "width-true", "friction-with-gravity",
+        "clusters-text"])
 def test_what_a_scene_file_may_not_hold_the_api_refuses_too(call, word):
     # a scene file's numbers are at most 1e9 in size, its colours colours and
     # its switches true or false; the same values handed to the API were
@@ -405,6 +435,19 @@ def test_a_ball_not_inside_the_box_is_refused_as_a_scene_file_refuses_it(x, y, r
     assert len(sim) == 1
 
 
+@pytest.mark.parametrize("name, value", [("restitutions", 5.0), ("masses", 0.0), ("radii", -5.0), ("modes", 9)])
+def test_the_arrays_the_engine_trusts_cannot_be_written_into(name, value):
+    # a restitution of 5 written into sim.restitutions went into the engine unchecked:
+    # the energy grew until a step raised NaN, blaming the ball's velocity (a new
+    # user's trial); a mass of 0 or a radius of -5 were taken too
+    sim = Simulation.from_config("default")
+    before = getattr(sim, name).copy()
+    with pytest.raises(ValueError, match="read-only"):
+        getattr(sim, name)[0] = value
+    assert np.array_equal(getattr(sim, name), before)
+    sim.positions[0] += 1.0  # (positions and velocities stay the user's to set)
+
+
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), 0.0, -1.0])
 def test_a_step_length_that_is_not_a_positive_number_is_refused_when_it_is_set(bad):
     # sim.dt = nan was taken, and only the next step() said what was wrong
@@ -424,6 +467,8 @@ def test_pinning_a_ball_that_is_not_there_is_refused_and_changes_nothing(i):
     sim.add_ball(100.0, 100.0, vx=10.0)
     with pytest.raises(IndexError):
         sim.set_pinned(i, True)
+    with pytest.raises(SceneError, match="pinned must be True or False"):
+        sim.set_pinned(0, "no")  # (it pinned the ball: "no" is true)
     sim.step(0.1)
     assert sim.positions[0, 0] == pytest.approx(101.0, abs=1e-9)  # still free: 10 px/s for 0.1 s
 
