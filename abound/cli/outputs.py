@@ -134,6 +134,36 @@ def check_written(path, option):
         raise OutputError(f"{option} {path}: the file written is empty")
 
 
+def mp4_whole(path):
+    """Whether the MP4 file at ``path`` is whole: its top-level boxes (4-byte size, 4-byte
+    type; size 1: a 64-bit size follows, 0: to the end) fill the file exactly and one is
+    the 'moov' index, which ffmpeg writes last. On a full disk ffmpeg could exit 0 with
+    the file cut off inside its 'mdat' and no index: no player opens it."""
+    try:
+        total = os.path.getsize(path)
+        with open(path, "rb") as f:
+            pos, index = 0, False
+            while pos < total:
+                f.seek(pos)
+                head = f.read(16)
+                if len(head) < 8:
+                    return False
+                size, kind = struct.unpack(">I4s", head[:8])
+                if size == 1:
+                    if len(head) < 16:
+                        return False
+                    size = struct.unpack(">Q", head[8:16])[0]
+                elif size == 0:
+                    size = total - pos
+                if size < 8 or pos + size > total:
+                    return False
+                index = index or kind == b"moov"
+                pos += size
+            return index
+    except OSError:
+        return False
+
+
 class VideoWriter:
     """Frames to a .gif (Pillow) or an .mp4 (ffmpeg), by the name's extension, as they come.
 
@@ -198,6 +228,9 @@ class VideoWriter:
                 self._close_gif()
             if self.shape is not None:
                 check_written(self.path, self.option)
+                if self.mp4 and not mp4_whole(self.path):
+                    raise OutputError(f"{self.option} {self.path}: ffmpeg left the file cut short (no index: "
+                                      "a full disk?)")
             self.done = True
         except OutputError:
             self._remove()

@@ -135,6 +135,10 @@ FAKE_FFMPEG = {
     "dies": "echo 'Conversion failed!' >&2\nexit 1\n",
     # says it worked but wrote nothing
     "writes nothing": "cat > /dev/null\nexit 0\n",
+    # says it worked but left the file cut off in its frames, with no index (a full disk)
+    "cut short": ("cat > /dev/null\nfor last; do :; done\n"
+                  "printf '\\000\\000\\000\\030ftypisom\\000\\000\\002\\000isomiso2' > \"$last\"\n"
+                  "printf '\\000\\001\\000\\000mdat' >> \"$last\"\nhead -c 1000 /dev/zero >> \"$last\"\nexit 0\n"),
 }
 
 
