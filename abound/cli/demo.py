@@ -665,6 +665,7 @@ def _transform(sim, fw, fh):
 def run(args):
     from abound import Simulation
     from abound.render.style import RenderError
+    from abound.errors import SceneError
     from abound.scene import fitted, fixed_picture
     # before the run: a bad place or format is refused now, not after the window closes
     check_distinct([("--record", args.record), ("--video", args.video)])
@@ -676,7 +677,11 @@ def run(args):
     if args.size and not fixed_picture(sim.scene):
         # random balls fill the window, whose box they are placed in from the start,
         # as many as keep the scene's density (or --balls)
-        sim = Simulation.from_config(fitted(sim.scene, args.size), balls=args.balls, size=args.size)
+        try:
+            sim = Simulation.from_config(fitted(sim.scene, args.size), balls=args.balls, size=args.size)
+        except SceneError as exc:  # (the scene was fine in its own box: say what made it wrong)
+            raise SceneError(f"{args.scene} in --size {args.size[0]}x{args.size[1]}: "
+                             f"{str(exc).removeprefix('<scene>: ')}") from None
     headless = True if args.headless else None
     source = {"scene": args.scene, "seed": args.seed, "balls": args.balls, "backend": args.backend}
     try:

@@ -245,3 +245,13 @@ def test_demo_of_random_balls_at_a_smaller_size_keeps_their_density(tmp_path):
     assert main(["demo", "hot_gas", "--size", "800x600", "--balls", "500", "--frames", "1", "--headless",
                  "--record", str(log), "--force"]) == 0
     assert len(Simulation.from_config(json.loads(log.read_text().splitlines()[0])["scene"])) == 500
+
+
+def test_a_size_the_scene_cannot_fill_is_blamed_on_the_size(capsys):
+    # 'too many balls' with no word of --size: the count came from hot_gas's density
+    # in an 8000x8000 window, which the user did not give as a number of balls
+    from abound.cli import main
+    for size, reason in (("8000x8000", "too many balls"), ("1x1", "too small")):
+        assert main(["demo", "hot_gas", "--size", size, "--frames", "1", "--headless"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and f"hot_gas in --size {size}: " in err[0] and reason in err[0], err
