@@ -120,6 +120,7 @@ class Simulation:
         self.last_stats = StepStats()
         self._palette_next = 0
         self._dirty = True  # overlaps may need pushing apart before the next step
+        self._crushed_steps = 0  # steps in a row that ended with pairs still overlapping (_still_crushed)
         self._seen = None  # copy of positions/velocities after the last step
 
     # -- settings ------------------------------------------------------------
@@ -572,7 +573,12 @@ class Simulation:
         if self._dirty:
             w.wake_all(self._gravity)
             self._backend.settle_overlaps(w.ball_arrays(), w.wall_arrays(), params)
-            self._dirty = self._still_crushed()
+            # (again next step while pairs overlap, for at most CRUSH_STEPS: overlaps
+            # that cannot come apart, pegs left outside a shrunk box, are not chased for ever)
+            self._crushed_steps = self._crushed_steps + 1 if self._still_crushed() else 0
+            if self._crushed_steps > CRUSH_STEPS:
+                self._crushed_steps = 0
+            self._dirty = self._crushed_steps > 0
         if contacts and not self.logs_contacts:
             raise SceneError(f"the {self._backend_name} backend cannot log contacts (step(contacts=True))")
         if np.all((w.mode[:w.n] == ASLEEP) | (w.mode[:w.n] == PINNED)):
@@ -715,6 +721,9 @@ def _vec2(v, name):
     if not _within_limit(a):
         raise SceneError(f"{name} must be finite and at most {MAX_MAGNITUDE:g} in size, not {v!r}")
     return a
+
+
+CRUSH_STEPS = 60  # steps in a row that push a crushed heap apart again (_still_crushed)
 
 
 def _read_only(a):
