@@ -367,6 +367,8 @@ class Simulation:
         """
         pos = _numbers(positions, "ball position").reshape(-1, 2)
         k = len(pos)
+        if k == 0:
+            return np.empty(0, dtype=np.int64)  # (no balls: nothing to add)
         vel = np.zeros((k, 2)) if velocities is None else np.broadcast_to(
             _numbers(velocities, "ball velocity"), (k, 2))
         r = np.broadcast_to(_numbers(radius, "ball radius"), (k,)).copy()
@@ -412,7 +414,10 @@ class Simulation:
 
     def _ball_index(self, i):
         """i, if it is a ball's index (0 <= i < n); else IndexError: the
-        world's arrays have spare room past n, and -1 would be the last ball."""
+        world's arrays have spare room past n, and -1 would be the last ball.
+        Not a whole number (1.5, "3", True: ball 1): SceneError."""
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+            raise SceneError(f"a ball's index must be a whole number, not {i!r}")
         if not 0 <= i < self.n:
             raise IndexError(i)
         return i

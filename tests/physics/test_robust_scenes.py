@@ -469,6 +469,10 @@ def test_pinning_a_ball_that_is_not_there_is_refused_and_changes_nothing(i):
         sim.set_pinned(i, True)
     with pytest.raises(SceneError, match="pinned must be True or False"):
         sim.set_pinned(0, "no")  # (it pinned the ball: "no" is true)
+    for bad in (1.5, "0", True):  # (numpy errors; True removed ball 1)
+        with pytest.raises(SceneError, match="whole number"):
+            sim.remove_ball(bad)
+    assert len(sim) == 1 and len(sim.add_balls(np.zeros((0, 2)))) == 0  # (no balls: a broadcast error)
     sim.step(0.1)
     assert sim.positions[0, 0] == pytest.approx(101.0, abs=1e-9)  # still free: 10 px/s for 0.1 s
 
