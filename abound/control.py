@@ -185,7 +185,7 @@ class Controller:
             if len(sim):
                 sim.remove_ball(len(sim) - 1)
         elif kind == "fling":
-            r = min(FLING_RADIUS, 0.5 * sim.width, 0.5 * sim.height)  # (inside a box shrunk small)
+            r = _fitting(FLING_RADIUS, sim)
             x = min(max(action["x"], r), sim.width - r)
             y = min(max(action["y"], r), sim.height - r)
             sim.add_ball(x, y, vx=action["vx"], vy=action["vy"], radius=r)
@@ -244,7 +244,7 @@ class Controller:
     def add_random_ball(self):
         """A ball of random size and velocity near the top; returns its index."""
         sim = self.sim
-        r = min(float(self._rng.uniform(*ADD_RADIUS)), 0.5 * sim.width, 0.5 * sim.height)
+        r = _fitting(float(self._rng.uniform(*ADD_RADIUS)), sim)
         x = float(self._rng.uniform(r, max(r, sim.width - r)))
         y = float(max(r, sim.height - 2 * r))
         v = self._rng.uniform(-200, 200, 2)
@@ -285,6 +285,12 @@ def heard_step(sim, listeners, take=None):
     for listener in listeners:
         listener(sim, stats.contact_log, start)
     return stats
+
+
+def _fitting(r, sim):
+    """Radius r, or less in a box shrunk smaller than such a ball (add_ball refuses a ball
+    that is not inside the box)."""
+    return min(r, 0.5 * sim.width, 0.5 * sim.height)
 
 
 def clone(sim):

@@ -105,7 +105,7 @@ class Simulation:
         self.rolling_friction = rolling_friction
         if self._rolling_friction > 0.0 and np.any(self._gravity):
             # (as a scene file's [world]; set later, with gravity on, it waits for a level table)
-            raise SceneError("rolling_friction needs gravity (0, 0): rolling friction is for a level table "
+            raise SceneError("rolling_friction needs gravity = [0, 0]: rolling friction is for a level table "
                              "seen from above")
         self.contact_clusters = contact_clusters
         self.dt = dt
@@ -240,9 +240,7 @@ class Simulation:
 
     @contact_clusters.setter
     def contact_clusters(self, on):
-        if not isinstance(on, (bool, np.bool_)):
-            raise SceneError(f"contact_clusters must be True or False, not {on!r}")
-        self._contact_clusters = bool(on)
+        self._contact_clusters = _flag(on, "contact_clusters")
 
     @property
     def gravity(self):
@@ -429,9 +427,7 @@ class Simulation:
 
     def set_pinned(self, i, pinned=True):
         """Pin (fix in place, infinite mass) or release ball i."""
-        if not isinstance(pinned, (bool, np.bool_)):  # ("no" would be True)
-            raise SceneError(f"pinned must be True or False, not {pinned!r}")
-        self._world.set_pinned(self._ball_index(i), bool(pinned), self._gravity)
+        self._world.set_pinned(self._ball_index(i), _flag(pinned, "pinned"), self._gravity)
         self._world.wake_all(self._gravity)
 
     def add_black_hole(self, x, y, strength, softening=10.0, horizon=0.0, swallow=False):
@@ -698,9 +694,7 @@ _scene_builder = [None]
 
 def _check_size(width, height):
     for name, v in (("width", width), ("height", height)):
-        if not (isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
-                and math.isfinite(v) and v > 0):
-            raise SceneError(f"box {name} must be a positive number, not {v!r}")
+        _positive(v, f"box {name}")
 
 
 def _numbers(v, name):
@@ -744,6 +738,13 @@ def _number(v, name):
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
         raise SceneError(f"{name} must be a number, not {v!r}")
     return float(v)
+
+
+def _flag(v, name):
+    """v as a bool, if it is True or False (bool("no") is True)."""
+    if not isinstance(v, (bool, np.bool_)):
+        raise SceneError(f"{name} must be True or False, not {v!r}")
+    return bool(v)
 
 
 def _positive(v, name):

@@ -259,9 +259,6 @@ def _build(scene, name):
     ctx = Ctx(name)
     world, phys = scene["world"], scene["physics"]
     W, H = world["width"], world["height"]
-    if world["rolling_friction"] > 0.0 and any(world["gravity"]):
-        raise ctx.at("[world]").error("needs gravity = [0, 0]: rolling friction is for a level table "
-                                      "seen from above", "rolling_friction")
     try:
         sim = Simulation(width=W, height=H, gravity=tuple(world["gravity"]),
                          backend=phys["backend"], ball_toi=phys["ball_toi"],

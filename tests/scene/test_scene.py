@@ -265,3 +265,12 @@ def test_dict_errors_name_the_scene():
     with pytest.raises(abound.SceneError) as err:
         build_simulation({"spawn": [{"count": 2, "radius": 0}]})
     assert str(err.value) == "<scene>: [[spawn]] 1: radius must be a positive number, not 0.0"
+
+
+def test_rolling_friction_with_gravity_on_is_refused_naming_the_file_and_the_key(tmp_path):
+    # one check, the Simulation's, for a scene file and the API alike
+    path = tmp_path / "tilted_table.toml"
+    path.write_text("[world]\ngravity = [0.0, -980.0]\nrolling_friction = 0.1\n")
+    with pytest.raises(abound.SceneError) as err:
+        abound.Simulation.from_config(str(path))
+    assert str(err.value).startswith(f"{path}: rolling_friction needs gravity = [0, 0]")
