@@ -2,7 +2,9 @@
 
 Each file is parsed, validated and built (random spawns are placed, so a
 spawn that cannot fit is reported too) with the reference backend, which
-needs no compilation. Prints ``FILE: ok (...)`` per good file on stdout and
+needs no compilation; the backend the file names must be one that can run
+here (``backend = "pymunk"`` without pymunk installed is an error, as it
+would be when the scene is run). Prints ``FILE: ok (...)`` per good file on stdout and
 ``abound: error: <message>`` per bad one on stderr; exit status 2 if any is bad.
 """
 import sys
@@ -33,10 +35,11 @@ def summary(sim):
 
 def run(args):
     from abound.errors import SceneError
-    from abound.scene import build_simulation
+    from abound.scene import build_simulation, load_scene
     status = 0
     for name in args.files:
         try:
+            _check_backend(load_scene(name), name)
             sim = build_simulation(name, backend="reference")
         except SceneError as exc:
             print(f"abound: error: {' '.join(str(exc).split())}", file=sys.stderr)
@@ -44,3 +47,14 @@ def run(args):
             continue
         print(f"{name}: ok ({summary(sim)})")
     return status
+
+
+def _check_backend(scene, name):
+    """Refuse a [physics] backend that cannot run on this machine (found, not loaded:
+    numba's compiler is not started for a check)."""
+    from abound.errors import SceneError
+    from abound.physics import backends
+    wanted = scene["physics"]["backend"]
+    if wanted != "auto" and wanted not in backends.available():
+        raise SceneError(f"{name}: [physics]: backend {wanted!r} is not available here "
+                         f"(available: {', '.join(backends.available())})")

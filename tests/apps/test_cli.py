@@ -75,6 +75,26 @@ def test_check_shipped_names(capsys):
     assert out[1].startswith("pool_break: ok (16 balls,")
 
 
+def test_check_refuses_a_backend_this_machine_lacks(tmp_path, monkeypatch, capsys):
+    # sys.modules[name] = None is how Python blocks an import: find_spec and
+    # import both then fail, as on a machine without pymunk installed
+    from abound.physics import backends
+    if "pymunk" not in backends.NAMES:
+        pytest.fail("the pymunk backend's entry point is not installed (pip install -e .)")
+    path = tmp_path / "pymunk.toml"
+    path.write_text(GOOD + '[physics]\nbackend = "pymunk"\n')
+    monkeypatch.setitem(sys.modules, "pymunk", None)
+    assert main(["check", str(path)]) == 2
+    line = _one_line_error(capsys.readouterr().err)
+    assert str(path) in line and "backend 'pymunk' is not available" in line
+    # running it says the same thing: the check promised no more than the run keeps
+    assert main(["bench", str(path), "--frames", "1"]) == 2
+    assert "'pymunk' is not available" in _one_line_error(capsys.readouterr().err)
+    # a backend that can run here passes
+    path.write_text(GOOD + '[physics]\nbackend = "reference"\n')
+    assert main(["check", str(path)]) == 0
+
+
 @pytest.mark.parametrize("argv", [[], ["frobnicate"], ["check"], ["bench", "--frames", "0"],
                                   ["bench", "--backend", "warp"], ["bench", "--size", "12"]])
 def test_usage_errors_exit_2(argv, capsys):
