@@ -39,7 +39,7 @@ def add_arguments(parser):
     parser.add_argument("--threads", type=int, choices=(1, 2),
                         help="threads a step may use (default: 2 when there are two cores; "
                              "a crowded scene then steps as strips on two threads)")
-    parser.add_argument("--pymunk-threads", type=int, choices=(1, 2), default=1, dest="pymunk_threads",
+    parser.add_argument("--pymunk-threads", type=int, choices=(1, 2), dest="pymunk_threads",
                         help="with --compare pymunk: pymunk's threads (2: its threaded 'hasty' space; default 1)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.add_argument("--render", action="store_true",
@@ -51,7 +51,7 @@ def add_arguments(parser):
                         help="pymunk: run the same scene in pymunk too (pip install 'abound[compare]'); "
                              "shapes (with --render): draw with pyglet.shapes too; "
                              "serial (with --frames-loop): the serial frame loop too, taking turns")
-    parser.add_argument("--pymunk-walls", choices=("thick", "thin"), default="thick", dest="pymunk_walls",
+    parser.add_argument("--pymunk-walls", choices=("thick", "thin"), dest="pymunk_walls",
                         help="with --compare pymunk: box walls of 100 px thick segments (default) "
                              "or thin ones on the box sides")
 
@@ -112,11 +112,18 @@ def run(args):
     if args.compare == "serial" and not args.frames_loop:
         print("abound: error: --compare serial compares frame loops: it needs --frames-loop", file=sys.stderr)
         return 2
+    pymunk_only = [opt for opt, given in (("--pymunk-walls", args.pymunk_walls is not None),
+                                          ("--pymunk-threads", args.pymunk_threads is not None)) if given]
+    if pymunk_only and args.compare != "pymunk" and not args.frames_loop:
+        print(f"abound: error: {' and '.join(pymunk_only)} set{'' if len(pymunk_only) > 1 else 's'} up "
+              f"pymunk's side of --compare pymunk: add --compare pymunk or drop "
+              f"{'them' if len(pymunk_only) > 1 else 'it'}", file=sys.stderr)
+        return 2
     if args.frames_loop:
         unused = [opt for opt, given in (("--render", args.render), ("--dt", args.dt is not None),
                                          (f"--compare {args.compare}", args.compare not in (None, "serial")),
-                                         ("--pymunk-walls", args.pymunk_walls != "thick"),
-                                         ("--pymunk-threads", args.pymunk_threads != 1)) if given]
+                                         ("--pymunk-walls", args.pymunk_walls is not None),
+                                         ("--pymunk-threads", args.pymunk_threads is not None)) if given]
         if unused:
             print(f"abound: error: --frames-loop runs the demo's loop as it is (its scene's dt, no pymunk "
                   f"beside it): drop {', '.join(unused)}", file=sys.stderr)

@@ -68,8 +68,8 @@ def run(args):
         return 2
     from abound.compare.pymunk_world import PymunkWorld
     sim, dt, result = build(args)
-    world = PymunkWorld(sim, walls=getattr(args, "pymunk_walls", "thick"),
-                        threads=getattr(args, "pymunk_threads", 1))
+    world = PymunkWorld(sim, walls=getattr(args, "pymunk_walls", None) or "thick",
+                        threads=getattr(args, "pymunk_threads", None) or 1)
     warm_up(sim.backend)
     ours, theirs = Meter(sim, args.frames, dt), PymunkMeter(world, args.frames, dt)
     for _ in range(0, args.frames, BLOCK):  # alternating: both see the same machine load

@@ -171,6 +171,15 @@ def test_bench_compare_missing_module(monkeypatch, capsys):
     assert "compare" in _one_line_error(capsys.readouterr().err)
 
 
+@pytest.mark.parametrize("flags", [["--pymunk-walls", "thin"], ["--pymunk-walls", "thick"],
+                                   ["--pymunk-threads", "2"], ["--pymunk-walls", "thin", "--pymunk-threads", "1"]])
+def test_bench_pymunk_options_need_compare_pymunk(flags, capsys):
+    # they only shape pymunk's side: without --compare pymunk they were silently ignored
+    assert main(["bench", "--frames", "1", *flags]) == 2
+    line = _one_line_error(capsys.readouterr().err)
+    assert "--compare pymunk" in line and flags[0] in line
+
+
 def test_bench_compare_shapes_needs_render(capsys):
     assert main(["bench", "--compare", "shapes", "--frames", "1"]) == 2
     assert "--render" in _one_line_error(capsys.readouterr().err)
