@@ -21,7 +21,7 @@ def add_arguments(parser):
                         help="render a run recorded with 'abound demo --record FILE' instead of a scene")
     parser.add_argument("--frames", type=count(1), metavar="N",
                         help="frames to write (default 60; with --replay, every recorded frame)")
-    parser.add_argument("--out", metavar="DIR", help="directory for the numbered PNGs frame_00000.png, ...")
+    parser.add_argument("--out", metavar="DIR", help="directory for the numbered PNGs frame_00000.png, ... (made, with its parents, if missing)")
     parser.add_argument("--every", type=count(1), default=1, metavar="K",
                         help="physics steps between written frames (default 1)")
     parser.add_argument("--size", type=image_size, metavar="WxH",

@@ -31,7 +31,7 @@ def scene(tmp_path):
 
 
 def test_pngs_and_gif_match_render_frames(scene, tmp_path, capsys):
-    out = tmp_path / "frames"
+    out = tmp_path / "runs" / "frames"  # --out makes its missing parents too (docs/cli.md)
     rc = main(["capture", str(scene), "--frames", "4", "--every", "2", "--size", "160x120",
                "--out", str(out), "--gif", str(tmp_path / "a.gif")])
     assert rc == 0
