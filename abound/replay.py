@@ -184,11 +184,11 @@ class ReplayLog:
         return tuple(self.header["window"])
 
     def events(self):
-        """The actions and frame records after the header, in order (the end record last)."""
+        """(line number, record) of the actions and frame records after the header, in
+        order (the end record last)."""
         it = _lines(self.path, self.path)
         next(it)
-        for _, obj in it:
-            yield obj
+        yield from it
 
     def build_simulation(self):
         """The Simulation the recorded run started from (checked against the recorded digest)."""
@@ -319,14 +319,18 @@ class Replayer:
         if self.done:
             return False
         control = self.control
-        for obj in self._events:
+        for no, obj in self._events:
             if "do" in obj:
                 control.advance(obj["step"] - control.steps)
                 action = {k: v for k, v in obj.items() if k != "step"}
+                where = f"{self.log.path}: line {no}: action {action['do']!r} at step {obj['step']}"
                 if action["do"] == "pin" and action["ball"] >= len(control.sim):
-                    raise ReplayError(f"{self.log.path}: pin of ball {action['ball']} at step {obj['step']}, "
+                    raise ReplayError(f"{where}: pins ball {action['ball']}, "
                                       f"but there are {len(control.sim)} balls")
-                control.apply(action)
+                try:
+                    control.apply(action)
+                except SceneError as exc:  # what only the state at that step can refuse: a ball outside the box
+                    raise ReplayError(f"{where}: {exc}") from None
             elif "frame" in obj:
                 self._frame_start += obj["steps"]
                 control.advance(self._frame_start - control.steps)

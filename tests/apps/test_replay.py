@@ -229,6 +229,11 @@ def _bad_logs(good):
     yield "another seed", json.dumps(other_scene) + "\n" + "".join(lines[1:])
     yield "pin of a ball that is not there", (lines[0] + '{"step": 0, "do": "pin", "ball": 999, "pinned": true}\n'
                                               + "".join(lines[1:]))
+    yield "a ball added outside the box", (lines[0] + OUTSIDE + "".join(lines[1:]))
+
+
+# a well-formed action that only the state at its step can refuse: the box is 240x180
+OUTSIDE = '{"step": 0, "do": "add", "x": 5000.0, "y": 50.0, "vx": 0.0, "vy": 0.0, "radius": 5.0}\n'
 
 
 def test_bad_logs_are_one_line_and_status_2(recorded, tmp_path, capsys):
@@ -253,3 +258,15 @@ def test_read_replay_says_why(recorded, tmp_path):
     bad.write_text("".join(text.splitlines(keepends=True)[:-1]))
     with pytest.raises(ReplayError, match="truncated"):
         read_replay(bad)
+
+
+def test_an_action_the_state_refuses_names_the_log_line(recorded, tmp_path):
+    lines = recorded[0].read_text().splitlines(keepends=True)
+    bad = tmp_path / "outside.jsonl"
+    bad.write_text(lines[0] + OUTSIDE + "".join(lines[1:]))  # line 2 of the file
+    replayer = Replayer(read_replay(bad))
+    with pytest.raises(ReplayError) as info:
+        while replayer.next_frame():
+            pass
+    message = str(info.value)
+    assert message.startswith(f"{bad}: line 2: action 'add' at step 0: ") and "box" in message, message
