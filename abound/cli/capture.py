@@ -10,8 +10,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from abound.cli.args import count, image_size, plural
-from abound.cli.outputs import (FRAME_NAME, VideoWriter, add_force, check_distinct, check_file, check_frames_dir,
-                                finish_video)
+from abound.cli.outputs import (FRAME_NAME, OutputError, VideoWriter, add_force, check_distinct, check_file,
+                                check_frames_dir, finish_video)
 
 
 def add_arguments(parser):
@@ -60,8 +60,21 @@ class _Progress:
 
 
 def _save_png(frame, path):
+    """One frame as a PNG; a file that cannot be written whole (a full disk) is removed
+    and named with the reason: OutputError."""
     from PIL import Image
-    Image.fromarray(frame, "RGBA").save(path, compress_level=1)
+    try:
+        Image.fromarray(frame, "RGBA").save(path, compress_level=1)
+    except OSError as exc:
+        _remove_partial(path)
+        raise OutputError(f"--out {path.parent}: cannot write {path.name}: {exc.strerror or exc}") from None
+
+
+def _remove_partial(path):
+    try:
+        os.remove(path)
+    except OSError:
+        pass  # never made, or not ours to remove
 
 
 def run(args):
@@ -113,10 +126,10 @@ def run(args):
     finally:
         cap.close()
     if status == 0 and soundtrack is not None:  # as long as the frames last at fps
-        from abound.cli.outputs import OutputError
         try:
             soundtrack.write_wav(args.wav, args.frames / fps, start)
-        except OSError as exc:
+        except OSError as exc:  # (a full disk: no WAV cut short is left behind)
+            _remove_partial(args.wav)
             raise OutputError(f"--wav {args.wav}: cannot write it: {exc.strerror or exc}") from None
     if status == 0:
         print(f"captured {plural(args.frames, 'frame')} of {args.size[0]}x{args.size[1]} "

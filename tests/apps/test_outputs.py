@@ -194,3 +194,48 @@ def test_force_overwrites_an_mp4_with_a_valid_video(tmp_path):
     probe = subprocess.run(["ffmpeg", "-v", "error", "-i", str(tmp_path / "existing.mp4"), "-f", "null", "-"],
                            capture_output=True, text=True, timeout=60)
     assert probe.returncode == 0 and probe.stderr == "", probe.stderr
+
+
+# -- a disk that fills during the run ---------------------------------------------------
+# The kernel's limit on the size of a file this process writes (RLIMIT_FSIZE) makes a
+# write past it fail, as a full disk does (EFBIG, "File too large", instead of ENOSPC:
+# the same OSError path). SIGXFSZ, which would kill the process, is ignored first.
+REFERENCE_DROP = """
+[physics]
+backend = "reference"
+[[balls]]
+x = 320.0
+y = 600.0
+vx = 150.0
+radius = 30
+"""
+
+
+def abound_limited(argv, cwd, max_file_bytes):
+    import resource
+    import signal
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_bytes, max_file_bytes))
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    return subprocess.run([sys.executable, "-m", "abound", *argv], cwd=cwd, env=env, preexec_fn=limit,
+                          capture_output=True, text=True, timeout=180)
+
+
+def test_a_full_disk_under_out_names_the_frame_and_leaves_no_partial_png(tmp_path):
+    (tmp_path / "drop.toml").write_text(REFERENCE_DROP)
+    proc = abound_limited(["capture", "drop.toml", "--frames", "3", "--size", "320x240", "--out", "frames"],
+                          tmp_path, max_file_bytes=200)  # less than one PNG of 320x240
+    one_line_error(proc, "--out frames", "frame_00000.png", "File too large")
+    assert list((tmp_path / "frames").iterdir()) == []
+
+
+def test_a_full_disk_under_wav_leaves_no_partial_wav(tmp_path):
+    (tmp_path / "drop.toml").write_text(REFERENCE_DROP)
+    # 30 frames at 60 fps: 0.5 s of 16-bit mono at 44.1 kHz, 44 kB; each 64x48 PNG is well under 16 kB
+    proc = abound_limited(["capture", "drop.toml", "--frames", "30", "--size", "64x48", "--out", "frames",
+                           "--wav", "out.wav"], tmp_path, max_file_bytes=16_000)
+    one_line_error(proc, "--wav out.wav", "File too large")
+    assert not (tmp_path / "out.wav").exists()
+    assert len(list((tmp_path / "frames").glob("frame_*.png"))) == 30  # the frames were written whole
