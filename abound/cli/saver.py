@@ -163,7 +163,9 @@ class Liveliness:
                 self.peak = 0.0  # (the stillness is measured afresh from here)
         ke = sim.kinetic_energy()
         self.peak = max(self.peak, ke)
-        if self.peak > 0 and ke < self.energy_fraction * self.peak:
+        # (<=: a scene with nothing moving since the last liven, peak 0, is still too;
+        # with <, a liven that moved nothing had the saver wait for ever)
+        if ke <= self.energy_fraction * self.peak:
             self.still_for += elapsed
         else:
             self.still_for = 0.0
@@ -188,9 +190,10 @@ class Liveliness:
                 i = place(sim, self.rng.uniform(0.25 * w, 0.75 * w), self.rng.uniform(0.25 * h, 0.75 * h), lift=True)
                 self.hole, self.hole_left = sim.black_holes[i], LIVEN_HOLE_SECONDS
             return sim
-        if self.mode == "gravity":
+        if self.mode == "gravity" and any(sim.gravity):
             sim.gravity = turned(sim.gravity, self.turn)
             return sim
+        # (a weightless scene, a pool table: there is no gravity to turn, so a kick)
         # kick (also "wave" for a simulation without a scene)
         free = ~sim.pinned
         k = int(free.sum())

@@ -2,6 +2,8 @@
 import math
 import time
 
+import numpy as np
+
 import pytest
 
 from abound import Simulation
@@ -124,6 +126,23 @@ def test_a_still_scene_gets_a_black_hole_for_a_while():
     for _ in range(int(saver.LIVEN_HOLE_SECONDS * 60)):
         live.update(sim, 1 / 60)
     assert sim.black_holes == []  # and goes
+
+
+def test_turning_gravity_in_a_weightless_scene_kicks_and_livens_again_when_still():
+    # pool_break has gravity (0, 0): a turn leaves it (0, 0). The saver stood still
+    # for good: nothing moved, and with the peak energy reset to 0 nothing was "still"
+    from abound.scene import build_simulation
+    sim = build_simulation("pool_break", backend="reference")
+    sim.velocities = np.zeros_like(sim.velocities)  # the table at rest
+    live = Liveliness({"stillness_energy": 0.02, "stillness_seconds": 1.0, "liven": "gravity"})
+    for _ in range(61):
+        live.update(sim, 1 / 60)
+    assert live.count == 1 and tuple(sim.gravity) == (0.0, 0.0)
+    assert sim.kinetic_energy() > 0.0  # kicked instead
+    sim.velocities = np.zeros_like(sim.velocities)  # (as if the table's friction stopped them)
+    for _ in range(61):
+        live.update(sim, 1 / 60)
+    assert live.count == 2  # still again: livened again
 
 
 def test_turned_gravity_turns_counter_clockwise_and_quarter_turns_are_exact():
