@@ -106,3 +106,23 @@ def test_rolling_friction_needs_a_level_table(tmp_path):
         Simulation.from_config(str(scene))
     with pytest.raises(SceneError, match="rolling_friction"):
         table("reference", mu=-0.1)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_friction_pauses_while_gravity_tilts_the_table_and_resumes_when_level(backend):
+    # docs/api.md: refused in the constructor with gravity on; gravity set later
+    # (the demo's G key, a saver's turn) pauses it, for a tilted table has no
+    # straight path to slow along: the ball then flies free under gravity alone
+    sim = table(backend)
+    sim.add_ball(100.0, 500.0, vx=300.0, radius=10.0)
+    sim.step(0.5)
+    assert sim.velocities[0] == pytest.approx([300.0 - A * 0.5, 0.0], abs=1e-9)
+    v = sim.velocities[0].copy()
+    sim.gravity = (0.0, -100.0)
+    sim.step(0.5)
+    assert sim.velocities[0] == pytest.approx(v + [0.0, -50.0], abs=1e-9)  # no friction: gravity only
+    sim.gravity = (0.0, 0.0)
+    v = sim.velocities[0].copy()
+    speed = float(np.hypot(*v))
+    sim.step(0.25)
+    assert sim.velocities[0] == pytest.approx(v * (speed - A * 0.25) / speed, abs=1e-9)  # slowing again
