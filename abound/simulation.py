@@ -367,9 +367,8 @@ class Simulation:
         k = len(pos)
         if k == 0:
             return np.empty(0, dtype=np.int64)  # (no balls: nothing to add)
-        vel = np.zeros((k, 2)) if velocities is None else np.broadcast_to(
-            _numbers(velocities, "ball velocity"), (k, 2))
-        r = np.broadcast_to(_numbers(radius, "ball radius"), (k,)).copy()
+        vel = np.zeros((k, 2)) if velocities is None else _per_ball(velocities, "ball velocity", (k, 2))
+        r = _per_ball(radius, "ball radius", (k,)).copy()
         if not (_within_limit(pos) and _within_limit(vel)):
             raise SceneError(f"ball position and velocity must be finite numbers at most {MAX_MAGNITUDE:g} in size")
         if not (np.all(r > 0) and _within_limit(r)):
@@ -387,25 +386,30 @@ class Simulation:
             if mass is None:
                 m = math.pi * r * r * self.density
             else:
-                m = np.broadcast_to(_numbers(mass, "ball mass"), (k,)).copy()
+                m = _per_ball(mass, "ball mass", (k,)).copy()
             # the engine divides by it: 1/m must be finite too (no denormal masses)
             if not np.all((m > 0) & np.isfinite(m) & np.isfinite(1.0 / m)):
                 raise SceneError("ball mass must be a positive finite number (so must 1/mass and area x density)")
-        e = np.broadcast_to(_numbers(restitution, "ball restitution"), (k,)).copy()
+        e = _per_ball(restitution, "ball restitution", (k,)).copy()
         if not np.all((e >= 0) & (e <= 1)):
             raise SceneError("ball restitution must lie in 0..1")
         pin = np.asarray(pinned)
         if pin.dtype != np.bool_:  # ("no" would be True)
             raise SceneError(f"pinned must be True or False, not {pinned!r}")
+        if pin.ndim and pin.shape != (k,):
+            raise SceneError(f"pinned: {pin.shape[0]} values for {k} balls (give one, or one per ball)")
         pin = np.broadcast_to(pin, (k,))
         if color is None:
             cols = [_rgba(DEFAULT_PALETTE[(self._palette_next + q) % len(DEFAULT_PALETTE)])
                     for q in range(k)]
             self._palette_next += k
-        elif isinstance(color, str) or (len(color) in (3, 4) and np.isscalar(color[0])):
+        elif isinstance(color, str) or (len(color) in (3, 4) and np.isscalar(color[0])
+                                        and not isinstance(color[0], str)):  # (3 or 4 numbers: one colour)
             cols = [_rgba(color)] * k
         else:
             cols = [_rgba(c) for c in color]
+            if len(cols) != k:
+                raise SceneError(f"color: {len(cols)} colours for {k} balls (give one, or one per ball)")
         idx = self._world.add_balls(pos, vel, r, m, e, pin, np.asarray(cols), self._gravity)
         self._dirty = True
         return idx
@@ -435,21 +439,24 @@ class Simulation:
         softened over ``softening`` px; with ``swallow``, a ball whose centre crosses
         ``horizon`` px is put back at the top (abound/attractors.py). Returns its index;
         ``black_holes`` is a plain list (remove one from it to take it away)."""
-        from abound.attractors import BlackHole
-        x, y = _vec2((x, y), "black hole position")
-        if not isinstance(swallow, (bool, np.bool_)):
-            raise SceneError(f"black hole swallow must be true or false, not {swallow!r}")
-        hole = BlackHole(float(x), float(y), _positive(strength, "black hole strength"),
-                         _nonnegative(softening, "black hole softening"), _nonnegative(horizon, "black hole horizon"),
-                         bool(swallow))
-        self.black_holes.append(hole)
+        self.black_holes.append(_checked_hole(x, y, strength, softening, horizon, swallow, "black hole"))
         return len(self.black_holes) - 1
+
+    def _check_black_holes(self):
+        """The holes as user code may have left them (a plain list of plain
+        dataclasses: a strength set to NaN made every position NaN)."""
+        from abound.attractors import BlackHole
+        for k, h in enumerate(self.black_holes):
+            if not isinstance(h, BlackHole):
+                raise SceneError(f"black_holes[{k}] must be a BlackHole (add_black_hole makes one), not {h!r}")
+            _checked_hole(h.x, h.y, h.strength, h.softening, h.horizon, h.swallow, f"black_holes[{k}]")
 
     def add_wall(self, x0, y0, x1, y1, restitution=1.0):
         """Add an interior wall segment; returns its index in :attr:`walls`."""
-        vals = [float(v) for v in (x0, y0, x1, y1)]
-        if not all(math.isfinite(v) for v in vals):
-            raise SceneError("wall end points must be finite numbers")
+        vals = [_number(v, "wall end point") for v in (x0, y0, x1, y1)]
+        if not _within_limit(np.array(vals)):
+            raise SceneError(f"wall end points must be finite numbers at most {MAX_MAGNITUDE:g} in size, "
+                             f"not {tuple(vals)!r}")
         if vals[0] == vals[2] and vals[1] == vals[3]:
             raise SceneError("a wall needs two distinct end points")
         e = _check_restitution(restitution, "wall restitution")
@@ -513,6 +520,7 @@ class Simulation:
         dt = self.dt if dt is None else _positive(dt, "step dt")
         self._notice_user_edits()  # (before the holes' sub-steps read the state)
         if self.black_holes:
+            self._check_black_holes()
             return self._step_with_black_holes(dt, contacts)
         if self._field_held:  # (the last black hole was taken away)
             self._hold_field(None)
@@ -692,18 +700,54 @@ class Simulation:
 _scene_builder = [None]
 
 
+def _checked_hole(x, y, strength, softening, horizon, swallow, name):
+    """A BlackHole of these, if each is what it must be (strength: positive and finite,
+    not held to MAX_MAGNITUDE: GM in px^3/s^2 is large, a saver's hole on a 4K screen
+    pulls with 2e9)."""
+    from abound.attractors import BlackHole
+    x, y = _vec2((x, y), f"{name} position")
+    if not isinstance(swallow, (bool, np.bool_)):
+        raise SceneError(f"{name} swallow must be True or False, not {swallow!r}")
+    return BlackHole(float(x), float(y), _positive(strength, f"{name} strength"),
+                     _limited(_nonnegative(softening, f"{name} softening"), f"{name} softening"),
+                     _limited(_nonnegative(horizon, f"{name} horizon"), f"{name} horizon"), bool(swallow))
+
+
 def _check_size(width, height):
     for name, v in (("width", width), ("height", height)):
-        _positive(v, f"box {name}")
+        _limited(_positive(v, f"box {name}"), f"box {name}")
 
 
 def _numbers(v, name):
     """v as a float64 array, if it holds numbers (not text, not True/False, which
-    numpy would take as 100.0 or 1.0)."""
+    numpy would take as 100.0 or 1.0, also among numbers: [True, 0.0] is float)."""
     a = np.asarray(v)
-    if a.dtype.kind not in "iuf":
+    if a.dtype.kind not in "iuf" or (not isinstance(v, np.ndarray) and _holds_bool(v)):
         raise SceneError(f"{name} must be numbers, not {v!r}")
     return a.astype(float)
+
+
+def _per_ball(v, name, shape):
+    """v's numbers broadcast to shape (k balls' worth), or a SceneError saying why not."""
+    a = _numbers(v, name)
+    try:
+        return np.broadcast_to(a, shape)
+    except ValueError:
+        raise SceneError(f"{name}: {len(a)} values for {shape[0]} balls (give one, or one per ball)") from None
+
+
+def _holds_bool(v):
+    """Whether True or False lies anywhere in the nested lists and tuples v."""
+    if isinstance(v, (bool, np.bool_)):
+        return True
+    return isinstance(v, (list, tuple)) and any(_holds_bool(x) for x in v)
+
+
+def _limited(v, name):
+    """v (a float), if it is at most MAX_MAGNITUDE in size."""
+    if not abs(v) <= MAX_MAGNITUDE:
+        raise SceneError(f"{name} must be at most {MAX_MAGNITUDE:g} in size, not {v!r}")
+    return v
 
 
 def _within_limit(a):

@@ -10,6 +10,8 @@ Any problem raises :class:`abound.SceneError` with one line
 import difflib
 import math
 
+import numpy as np
+
 from abound.errors import SceneError
 from abound.physics import backends
 from abound.defaults import DEFAULT_REST_SPEED, DEFAULT_DENSITY, MAX_MAGNITUDE, RESTITUTION_MIX, BALL_TOI
@@ -46,7 +48,12 @@ class Ctx:
 
 # -- value checkers: each returns the canonical value or raises ctx.error ------------
 def _is_number(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+    """An int or a float, numpy's too (a dict built in Python may hold np.int64(5)), never a bool."""
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+
+
+def _is_integer(v):
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
 def _show(v, limit=60):
@@ -103,8 +110,9 @@ def _bounds(lo, hi):
 
 def integer(lo=None, hi=None):
     def check(v, ctx, key):
-        if isinstance(v, bool) or not isinstance(v, int):
+        if not _is_integer(v):
             raise ctx.error(f"must be an integer, not {_show(v)}", key)
+        v = int(v)
         if abs(v) > MAX_MAGNITUDE:  # (as every number: a seed of 1e20 is a typo)
             raise ctx.error(f"must be at most {MAX_MAGNITUDE:g} in size, not {v}", key)
         if lo is not None and v < lo:
@@ -159,7 +167,7 @@ palette.doc = "list of colours"
 
 
 def vec2(v, ctx, key):
-    if not isinstance(v, list) or len(v) != 2:
+    if not isinstance(v, (list, tuple)) or len(v) != 2:  # (a tuple: a dict written in Python)
         raise ctx.error(f"must be two numbers [x, y], not {_show(v)}", key)
     return [number()(c, ctx, key) for c in v]
 
@@ -172,7 +180,7 @@ def span(lo=None, hi=None, positive=False):
     one = number(lo, hi, positive)
 
     def check(v, ctx, key):
-        if isinstance(v, list):
+        if isinstance(v, (list, tuple)):
             if len(v) != 2:
                 raise ctx.error(f"must be a number or [min, max], not {_show(v)}", key)
             a, b = (one(c, ctx, key) for c in v)
@@ -186,7 +194,7 @@ def span(lo=None, hi=None, positive=False):
 
 
 def region(v, ctx, key):
-    if not isinstance(v, list) or len(v) != 4:
+    if not isinstance(v, (list, tuple)) or len(v) != 4:
         raise ctx.error(f"must be [x0, y0, x1, y1], not {_show(v)}", key)
     x0, y0, x1, y1 = (number()(c, ctx, key) for c in v)
     if not (x0 < x1 and y0 < y1):

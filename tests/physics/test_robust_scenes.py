@@ -405,9 +405,21 @@ def test_masses_the_engine_cannot_divide_by_are_refused(kw):
     (lambda s: Simulation(True, 600), "width"),                            # was a box 1 px wide
     (lambda s: Simulation(800, 600, rolling_friction=0.1), "rolling_friction needs gravity"),  # was ignored
     (lambda s: setattr(s, "contact_clusters", "yes"), "contact_clusters"),   # was a plain ValueError
+    # found by a second trial: True among numbers, text and sizes past 1e9 taken, numpy's errors
+    (lambda s: s.add_ball(200.0, 200.0, vx=True), "velocity must be numbers"),  # [True, 0.0] is float to numpy
+    (lambda s: s.add_wall("0", 0.0, 100.0, 5.0), "wall end point must be a number"),  # was float("0")
+    (lambda s: s.add_wall(True, 0.0, 100.0, 5.0), "wall end point must be a number"),
+    (lambda s: s.add_wall(0.0, 0.0, 1e12, 5.0), "at most 1e"),
+    (lambda s: Simulation(800, 1e10), "box height must be at most 1e"),
+    (lambda s: s.resize(1e12, 600.0), "box width must be at most 1e"),
+    (lambda s: s.add_balls([(50.0, 50.0), (90.0, 50.0)], radius=[5.0, 6.0, 7.0]), "3 values for 2 balls"),
+    (lambda s: s.add_balls([(50.0, 50.0), (90.0, 50.0)], mass=[1.0, 2.0, 3.0]), "3 values for 2 balls"),
+    (lambda s: s.add_balls([(50.0, 50.0), (90.0, 50.0)], pinned=[True, False, True]), "3 values for 2 balls"),
+    (lambda s: s.add_balls([(50.0, 50.0), (90.0, 50.0)], color=["#ff0000"] * 3), "3 colours for 2 balls"),
 ], ids=["speed-1e300", "position-2e9", "colour-5", "position-text", "pinned-text", "velocity-text", "gravity-1e300",
         "step-text", "step-true", "restitution-true", "mass-text", "width-true", "friction-with-gravity",
-        "clusters-text"])
+        "clusters-text", "speed-true", "wall-text", "wall-true", "wall-1e12", "height-1e10", "resize-1e12",
+        "radii-3-for-2", "masses-3-for-2", "pinned-3-for-2", "colours-3-for-2"])
 def test_what_a_scene_file_may_not_hold_the_api_refuses_too(call, word):
     # a scene file's numbers are at most 1e9 in size, its colours colours and
     # its switches true or false; the same values handed to the API were
@@ -417,6 +429,40 @@ def test_what_a_scene_file_may_not_hold_the_api_refuses_too(call, word):
     with pytest.raises(SceneError, match=word):
         call(sim)
     assert len(sim) == 0 and list(sim.gravity) == [0.0, -980.0]
+    assert len(sim.walls) == 0 and (sim.width, sim.height) == (400.0, 400.0)
+
+
+def test_numpy_numbers_are_numbers_to_the_api_and_to_a_scene_dict():
+    # a dict built in Python holds numpy's numbers as readily as Python's (and tuples as
+    # lists): "count must be an integer, not 5" refused np.int64(5)
+    from abound.scene import load_scene
+    sim = Simulation.from_config({"world": {"gravity": (0.0, -500.0)},
+                                  "physics": {"seed": np.int64(3), "backend": "reference"},
+                                  "spawn": [{"count": np.int64(5), "radius": (4.0, np.float32(6.0)),
+                                             "region": (0, 0, 400, 400)}]})
+    assert len(sim) == 5 and list(sim.gravity) == [0.0, -500.0]
+    assert type(sim.scene["physics"]["seed"]) is int  # (the scene stays JSON: a replay log holds it)
+    scene = load_scene("hot_gas", balls=np.int64(100), size=(np.int64(300), np.int64(200)), seed=np.int64(2))
+    assert sum(g["count"] for g in scene["spawn"]) == 100 and scene["world"]["width"] == 300.0
+    i = sim.add_ball(np.int64(300), np.float32(300.0), radius=np.int32(5))
+    assert sim.positions[i].tolist() == [300.0, 300.0] and sim.radii[i] == 5.0
+
+
+def test_a_black_hole_edited_into_nonsense_is_refused_by_the_next_step():
+    # black_holes is a plain list of plain dataclasses: a strength set to NaN made every
+    # position NaN silently, and the step after blamed the ball
+    from abound import SceneError
+    sim = Simulation(400, 400, backend="reference")
+    sim.add_ball(200.0, 300.0, radius=10.0)
+    sim.add_black_hole(200.0, 200.0, 4e7)
+    sim.black_holes[0].strength = float("nan")
+    before = sim.positions.copy()
+    with pytest.raises(SceneError, match=r"black_holes\[0\] strength must be a positive number"):
+        sim.step()
+    assert np.array_equal(sim.positions, before)
+    sim.black_holes[0] = (200.0, 200.0)
+    with pytest.raises(SceneError, match=r"black_holes\[0\] must be a BlackHole"):
+        sim.step()
 
 
 @pytest.mark.parametrize("x, y, r", [(-50.0, 100.0, 10.0), (395.0, 200.0, 10.0), (200.0, 200.0, 201.0),
