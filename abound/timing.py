@@ -21,8 +21,11 @@ def percentile(values, q):
 
 
 def warm_up(backend):
-    """Step a one-ball simulation so a JIT backend compiles (or loads its cache) untimed."""
+    """Step a one-ball simulation so a JIT backend compiles (or loads its cache) untimed;
+    on a cold cache, saying so first (minutes of silence looked like a hang)."""
     from abound import Simulation
+    from abound.warmup import note_if_cold
+    note_if_cold(backend)
     sim = Simulation(100, 100, backend=backend)
     sim.add_ball(50, 50, vx=10.0, radius=5.0)
     sim.add_ball(20, 20, vx=-10.0, radius=5.0)

@@ -299,6 +299,18 @@ def _cache_is_cold():
     return not glob.glob(os.path.join(glob.escape(cache), f"{home}.step-*.{tag}.nbi"))
 
 
+def note_if_cold(backend, stream=None):
+    """Say on stream (stderr) that the fast engine compiles first, when ``backend``
+    (a backend name, "auto" or None) will be the fast one and numba's cache is cold:
+    a command that waits for the compiler (bench) is then not silent for minutes.
+    Returns whether it said so."""
+    from abound.physics import backends
+    if backend not in (None, "auto", "fast") or "fast" not in backends.available() or not _cache_is_cold():
+        return False
+    print(f"abound: {MESSAGE}: a few minutes; later runs load it at once", file=stream or sys.stderr, flush=True)
+    return True
+
+
 def compile_here(parent=None):
     """The child's work: compile the fast engine into numba's cache (parent: the pid to die with)."""
     _die_with_parent(parent)

@@ -306,3 +306,23 @@ def test_a_process_may_end_while_the_fast_engine_loads(tmp_path, cache):
                 f"time.sleep({delay})\n")
         proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0 and proc.stderr == "", (delay, proc.returncode, proc.stderr[-2000:])
+
+
+def test_bench_on_a_cold_cache_says_first_that_it_compiles(tmp_path):
+    # `abound bench` waits for the compiler (it times the fast engine): on a cold
+    # cache it printed nothing for about four minutes (a new user took it for a hang).
+    # Run for real with an empty NUMBA_CACHE_DIR; the line must come within seconds,
+    # before any compiling; the process is then stopped (the compile is not the test's).
+    env = dict(os.environ, PYTHONPATH=str(REPO), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.Popen([sys.executable, "-m", "abound", "bench", "drop", "--frames", "1"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stderr.readline()  # blocks until the line, or the end of the process
+    finally:
+        proc.kill()
+        proc.communicate()
+    assert first.startswith("abound: compiling the fast engine (first run only)"), first
+    # on the reference engine nothing compiles, and nothing is said
+    proc = subprocess.run([sys.executable, "-m", "abound", "bench", "drop", "--frames", "1", "--backend",
+                           "reference"], env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
