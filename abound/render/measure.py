@@ -10,19 +10,23 @@ import math
 
 import numpy as np
 
+from abound.render.style import hex_rgba
+
 
 def coverage(frame, background, color, box=None):
     """Per-pixel coverage (H, W) float of a flat-coloured ball over a flat background.
 
-    frame: (H, W, 3 or 4) uint8; background, color: RGB(A) in 0..1; box:
-    (row0, row1, col0, col1) to look at only part of the frame.
+    frame: (H, W, 3 or 4) uint8; background, color: '#rrggbb' or RGB(A) in
+    0..1, as everywhere else; box: (row0, row1, col0, col1) to look at only
+    part of the frame. The ball must be drawn flat: a style with
+    ``shading=False`` (the default style shades it, darker at the rim).
     """
     img = np.asarray(frame, dtype=float)[..., :3] / 255.0
     if box is not None:
         r0, r1, c0, c1 = box
         img = img[max(r0, 0):r1, max(c0, 0):c1]
-    b = np.asarray(background, dtype=float)[:3]
-    c = np.asarray(color, dtype=float)[:3]
+    b = np.asarray(hex_rgba(background), dtype=float)[:3]
+    c = np.asarray(hex_rgba(color), dtype=float)[:3]
     d = c - b
     a = (img - b) @ d / float(d @ d)
     return np.clip(a, 0.0, 1.0)

@@ -157,9 +157,11 @@ PLACEHOLDERS = "x, y, x0, y0, x1, y1, width, height = 100.0, 80.0, 10.0, 20.0, 3
 
 
 @pytest.mark.parametrize("k", range(len(code_blocks("python"))))
-def test_every_readme_python_block_runs(k):
+def test_every_readme_python_block_runs(k, tmp_path):
+    # run where a user's own code runs, not in the checkout: "configs/drop.toml"
+    # worked here and nowhere else
     code = PLACEHOLDERS + code_blocks("python")[k]
     env = {key: v for key, v in os.environ.items() if key not in ("DISPLAY", "WAYLAND_DISPLAY")}
-    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
                           env=dict(env, PYTHONPATH=str(REPO)), timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
