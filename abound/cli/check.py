@@ -25,6 +25,8 @@ def summary(sim):
     parts = [plural(len(sim), "ball"), plural(len(sim.walls), "wall")]
     if pinned:
         parts.append(f"{pinned} pinned")
+    if sim.black_holes:
+        parts.append(plural(len(sim.black_holes), "black hole"))
     if spawned:
         groups = len(scene["spawn"])
         parts.append(f"{spawned} spawned in {groups} group{'s' if groups != 1 else ''}")

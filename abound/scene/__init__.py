@@ -267,8 +267,8 @@ def _build(scene, name):
                          rest_speed=world["rest_speed"], dt=phys["dt"], density=world["density"],
                          rolling_friction=world["rolling_friction"],
                          contact_clusters=phys["contact_clusters"])
-    except SceneError as exc:
-        raise ctx.error(str(exc)) from None
+    except SceneError as exc:  # (what normalize cannot see alone: rolling friction with gravity)
+        raise ctx.at("[world]").error(str(exc)) from None
 
     # the cell of the placement grid: the largest spawned diameter
     rmax = max((g["radius"][1] for g in scene["spawn"]), default=1.0)
@@ -283,6 +283,7 @@ def _build(scene, name):
 
     for k, peg in enumerate(scene["pegs"], 1):
         r = peg["radius"]
+        _pegs_apart(peg, ctx.at(f"[[pegs]] {k}"))
         pos = []
         for i in range(peg["rows"]):
             shift = 0.5 * peg["dx"] if peg["stagger"] and i % 2 else 0.0
@@ -298,7 +299,10 @@ def _build(scene, name):
         for (x, y) in pos:
             placer.add_ball(x, y, r)
 
-    for hole in scene["black_holes"]:  # (they pull from the first step; abound/attractors.py)
+    for k, hole in enumerate(scene["black_holes"], 1):  # (they pull from the first step; abound/attractors.py)
+        if hole["swallow"] and hole["horizon"] <= 0.0:
+            raise ctx.at(f"[[black_holes]] {k}").error(
+                "swallow = true needs a horizon > 0 (px): with none, no ball is ever swallowed")
         sim.add_black_hole(hole["x"], hole["y"], hole["strength"], hole["softening"], hole["horizon"],
                            hole["swallow"])
 
@@ -308,6 +312,11 @@ def _build(scene, name):
             if not r <= v <= size - r:
                 raise ctx.at(f"[[balls]] {k}").error(
                     f"{key} = {v:g} puts the ball (radius {r:g}) outside the {W:g}x{H:g} box")
+        hit = _first_overlap(sim, ball["x"], ball["y"], r, k - 1)
+        if hit is not None:
+            raise ctx.at(f"[[balls]] {k}").error(
+                f"the ball at ({ball['x']:g}, {ball['y']:g}) of radius {r:g} overlaps {hit}: balls start "
+                f"apart from each other, the pegs and the walls (pushed apart, they would gain energy)")
         sim.add_ball(ball["x"], ball["y"], vx=ball["vx"], vy=ball["vy"], radius=r, mass=ball["mass"],
                      restitution=ball["restitution"], pinned=ball["pinned"], color=ball["color"])
         placer.add_ball(ball["x"], ball["y"], r)
@@ -317,6 +326,43 @@ def _build(scene, name):
 
     sim.scene = scene
     return sim
+
+
+def _pegs_apart(peg, ctx):
+    """Refuse a lattice whose pegs overlap one another (dx = dy = 0 stacked them all on one point)."""
+    r2 = 2.0 * peg["radius"]
+    dx, dy = abs(peg["dx"]), abs(peg["dy"])
+    if peg["cols"] > 1 and dx < r2:
+        raise ctx.error(f"pegs of radius {peg['radius']:g} {dx:g} px apart in a row overlap: dx must be at "
+                        f"least {r2:g}")
+    if peg["rows"] > 1:
+        # the nearest pegs of two rows next to each other: the odd row shifted by dx / 2 or not
+        side = 0.5 * dx if peg["stagger"] else 0.0
+        if math.hypot(side, dy) < r2:
+            raise ctx.error(f"pegs of radius {peg['radius']:g} in rows {dy:g} px apart overlap: dy must be larger")
+
+
+def _first_overlap(sim, x, y, r, explicit_before):
+    """What a new explicit ball at (x, y) of radius r overlaps among what is already built
+    (pegs, the explicit balls before it, the walls), by more than round-off: a text
+    ('[[balls]] 2', 'a peg', '[[walls]] 1'), or None."""
+    slack = 1e-9 * r
+    n = len(sim)
+    if n:
+        d = np.hypot(sim.positions[:, 0] - x, sim.positions[:, 1] - y)
+        deep = np.flatnonzero(d < sim.radii + r - slack)
+        if len(deep):
+            i = int(deep[0])
+            first_explicit = n - explicit_before  # (the pegs come first, then the explicit balls)
+            return f"[[balls]] {i - first_explicit + 1}" if i >= first_explicit else "a peg"
+    walls = sim.walls
+    for k in range(len(walls)):
+        x0, y0, x1, y1 = walls[k]
+        ux, uy = x1 - x0, y1 - y0
+        t = min(max(((x - x0) * ux + (y - y0) * uy) / (ux * ux + uy * uy), 0.0), 1.0)
+        if math.hypot(x - (x0 + t * ux), y - (y0 + t * uy)) < r - slack:
+            return f"[[walls]] {k + 1}"
+    return None
 
 
 def _spawn(sim, placer, group, ctx, k, W, H, default_palette):

@@ -300,7 +300,7 @@ BLACK_HOLE = {
                   "(inside a ball, whose radius then stands in for d: a spring)"),
     "horizon": (number(0.0, 100000.0), 0.0, "px: with `swallow`, a ball whose centre comes this close is put back "
                                        "at the top, at rest (0: none)"),
-    "swallow": (boolean, False, "whether the hole swallows balls crossing its horizon"),
+    "swallow": (boolean, False, "whether the hole swallows balls crossing its horizon (needs `horizon` > 0)"),
 }
 RENDER = {
     "background": (color, "#101018", ""),

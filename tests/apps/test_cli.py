@@ -69,10 +69,11 @@ def test_check_many_files_one_bad(tmp_path, capsys):
 
 
 def test_check_shipped_names(capsys):
-    assert main(["check", "drop", "pool_break"]) == 0
+    assert main(["check", "drop", "pool_break", "black_hole"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("drop: ok (1 ball,")
     assert out[1].startswith("pool_break: ok (16 balls,")
+    assert "1 black hole" in out[2]  # (configs/black_hole.toml has one [[black_holes]])
 
 
 def test_check_refuses_a_backend_this_machine_lacks(tmp_path, monkeypatch, capsys):
