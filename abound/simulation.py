@@ -120,7 +120,8 @@ class Simulation:
         self.last_stats = StepStats()
         self._palette_next = 0
         self._dirty = True  # overlaps may need pushing apart before the next step
-        self._crushed_steps = 0  # steps in a row that ended with pairs still overlapping (_still_crushed)
+        # a crushed heap's push apart: steps without progress, and the deepest overlap so far (_still_crushing)
+        self._crushed_steps, self._crush_best = 0, math.inf
         self._seen = None  # copy of positions/velocities after the last step
 
     # -- settings ------------------------------------------------------------
@@ -562,17 +563,31 @@ class Simulation:
         self.last_stats = total
         return total
 
-    def _still_crushed(self):
-        """Whether balls still overlap (more than the engine allows: overlapping) after a
-        push apart, in a box that can hold each of them: a box shrunk to nothing and grown
-        back leaves them all in a heap at one point, more than one push (its 200 sweeps)
+    def _still_crushing(self):
+        """Whether to push apart again next step: balls still overlap (more than the
+        engine allows: overlapping) after a push apart, in a box that can hold each of
+        them, and the pushes still get somewhere. A box shrunk to nothing and grown back
+        leaves them all in a heap at one point, more than one push (its 200 sweeps)
         undoes, and the steps after it kept the rest for ever (115 pairs of 200 balls
-        after 5 s). Pushed again every step until they are apart. (Not in a box narrower
-        than a ball: nothing can be apart there.)"""
+        after 5 s). Pushed again every step while the deepest overlap halves at least
+        every CRUSH_STEPS steps: 60 steps in a row were not enough for 800 balls (free
+        pairs 2e-6 r deep kept them overlapping for seconds). Overlaps that cannot come
+        apart (pegs left outside a shrunk box) stop it after CRUSH_STEPS steps without
+        progress. (Not in a box narrower than a ball: nothing can be apart there.)"""
         n = self._world.n
-        if n < 2 or 2.0 * float(self._world.radius[:n].max()) > min(self.width, self.height):
+        if (n < 2 or 2.0 * float(self._world.radius[:n].max()) > min(self.width, self.height)
+                or len(self.overlapping()) == 0):
+            self._crush_best, self._crushed_steps = math.inf, 0
             return False
-        return len(self.overlapping()) > 0
+        depth = self.max_overlap()
+        if depth < 0.5 * self._crush_best:  # progress: the deepest overlap at most half what it was
+            self._crush_best, self._crushed_steps = depth, 0
+        else:
+            self._crushed_steps += 1
+        if self._crushed_steps > CRUSH_STEPS:
+            self._crush_best, self._crushed_steps = math.inf, 0
+            return False
+        return True
 
     def _step(self, dt, contacts):
         """One exact step of dt (see step, which notices user edits once; what
@@ -582,12 +597,9 @@ class Simulation:
         if self._dirty:
             w.wake_all(self._gravity)
             self._backend.settle_overlaps(w.ball_arrays(), w.wall_arrays(), params)
-            # (again next step while pairs overlap, for at most CRUSH_STEPS: overlaps
+            # (again next step while pairs overlap and the pushes get somewhere: overlaps
             # that cannot come apart, pegs left outside a shrunk box, are not chased for ever)
-            self._crushed_steps = self._crushed_steps + 1 if self._still_crushed() else 0
-            if self._crushed_steps > CRUSH_STEPS:
-                self._crushed_steps = 0
-            self._dirty = self._crushed_steps > 0
+            self._dirty = self._still_crushing()
         if contacts and not self.logs_contacts:
             raise SceneError(f"the {self._backend_name} backend cannot log contacts (step(contacts=True))")
         if np.all((w.mode[:w.n] == ASLEEP) | (w.mode[:w.n] == PINNED)):
@@ -766,7 +778,7 @@ def _vec2(v, name):
     return a
 
 
-CRUSH_STEPS = 60  # steps in a row that push a crushed heap apart again (_still_crushed)
+CRUSH_STEPS = 60  # steps without progress after which a crushed heap is no longer pushed apart (_still_crushing)
 
 
 def _read_only(a):
