@@ -95,6 +95,15 @@ class Simulation:
                  ball_toi="analytic", wall_restitution=1.0, restitution_mix="product",
                  rest_speed=None, dt=1.0 / 60.0, density=DEFAULT_DENSITY, threads=None,
                  rolling_friction=0.0, contact_clusters=False):
+        """An empty box of width x height px (each at most 1e9) with gravity (px/s^2, any
+        direction). backend: "fast" (numba), "reference" (plain Python) or None (the best
+        here); ball_toi: "analytic" or "bisection"; wall_restitution (0..1) of the four
+        sides; restitution_mix: how a contact combines its two restitutions ("product",
+        "min", "max", "mean"); rest_speed (px/s, None: the default): slower contacts are
+        inelastic; dt (s): the step a bare step() takes; density: mass per px^2 of balls
+        given no mass; threads: 1 or 2 (None: 2 on two cores); rolling_friction: mu of a
+        level table (gravity (0, 0)); contact_clusters: solve lasting contacts together
+        (docs/physics.md). Bad values raise SceneError (docs/api.md)."""
         _check_size(width, height)
         self._world = World(width, height, _check_restitution(wall_restitution, "wall_restitution"))
         self._gravity = _vec2(gravity, "gravity")
@@ -275,10 +284,13 @@ class Simulation:
 
     @property
     def n(self):
+        """The number of balls (pegs count: they are pinned balls); also len(sim)."""
         return self._world.n
 
     @property
     def positions(self):
+        """(N, 2) float64 px, each ball's centre (y up, origin bottom-left): a live view;
+        what user code writes is checked by the next step()."""
         return self._world.pos[:self._world.n]
 
     @positions.setter
@@ -288,6 +300,7 @@ class Simulation:
 
     @property
     def velocities(self):
+        """(N, 2) float64 px/s, a live view like positions."""
         return self._world.vel[:self._world.n]
 
     @velocities.setter
@@ -304,22 +317,30 @@ class Simulation:
 
     @property
     def masses(self):
+        """(N,) float64, read-only (see radii); a pinned ball's is kept but acts as infinite."""
         return _read_only(self._world.mass[:self._world.n])
 
     @property
     def restitutions(self):
+        """(N,) float64 in 0..1, read-only (see radii); a contact mixes its two sides'
+        by restitution_mix."""
         return _read_only(self._world.rest[:self._world.n])
 
     @property
     def colors(self):
+        """(N, 4) float64 RGBA in 0..1, a live view: the renderer's colour_mode "ball"
+        draws these, and user code may write them."""
         return self._world.color[:self._world.n]
 
     @property
     def modes(self):
+        """(N,) int8, read-only: each ball's state, an index into
+        abound.physics.world.MODE_NAMES ("free", "sliding", "asleep", "pinned", ...)."""
         return _read_only(self._world.mode[:self._world.n])
 
     @property
     def pinned(self):
+        """(N,) bool, a copy: whether each ball is pinned (set_pinned changes it)."""
         return self._world.mode[:self._world.n] == PINNED
 
     @property
