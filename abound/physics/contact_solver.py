@@ -84,8 +84,9 @@ SOLVER_MAX_SWEEPS = 1000
 # band only decides how close to the middle a heap's error must die away:
 # 4 instead of 2 halved the updates of the 10,000-ball Galton board's ticks
 # (a sliding clump still accelerates at g sin(theta): the aim, v_min + tol,
-# is what a looser solve would turn into friction)
-SOLVER_BAND = 4.0
+# is what a looser solve would turn into friction); then 2 with twice the
+# tol (clusters.SOLVER_TOL), the same band aimed at its middle, cut them again
+SOLVER_BAND = 2.0
 
 
 @kernel
