@@ -273,4 +273,4 @@ def test_rolling_friction_with_gravity_on_is_refused_naming_the_file_and_the_key
     path.write_text("[world]\ngravity = [0.0, -980.0]\nrolling_friction = 0.1\n")
     with pytest.raises(abound.SceneError) as err:
         abound.Simulation.from_config(str(path))
-    assert str(err.value).startswith(f"{path}: rolling_friction needs gravity = [0, 0]")
+    assert str(err.value).startswith(f"{path}: [world]: rolling_friction needs gravity = [0, 0]")
