@@ -418,9 +418,7 @@ class Simulation:
         pin = np.asarray(pinned)
         if pin.dtype != np.bool_:  # ("no" would be True)
             raise SceneError(f"pinned must be True or False, not {pinned!r}")
-        if pin.ndim and pin.shape != (k,):
-            raise SceneError(f"pinned: {pin.shape[0]} values for {k} balls (give one, or one per ball)")
-        pin = np.broadcast_to(pin, (k,))
+        pin = _broadcast(pin, "pinned", (k,))
         if color is None:
             cols = [_rgba(DEFAULT_PALETTE[(self._palette_next + q) % len(DEFAULT_PALETTE)])
                     for q in range(k)]
@@ -739,11 +737,10 @@ def _checked_hole(x, y, strength, softening, horizon, swallow, name):
     pulls with 2e9)."""
     from abound.attractors import BlackHole
     x, y = _vec2((x, y), f"{name} position")
-    if not isinstance(swallow, (bool, np.bool_)):
-        raise SceneError(f"{name} swallow must be True or False, not {swallow!r}")
     return BlackHole(float(x), float(y), _positive(strength, f"{name} strength"),
                      _limited(_nonnegative(softening, f"{name} softening"), f"{name} softening"),
-                     _limited(_nonnegative(horizon, f"{name} horizon"), f"{name} horizon"), bool(swallow))
+                     _limited(_nonnegative(horizon, f"{name} horizon"), f"{name} horizon"),
+                     _flag(swallow, f"{name} swallow"))
 
 
 def _check_size(width, height):
@@ -762,7 +759,11 @@ def _numbers(v, name):
 
 def _per_ball(v, name, shape):
     """v's numbers broadcast to shape (k balls' worth), or a SceneError saying why not."""
-    a = _numbers(v, name)
+    return _broadcast(_numbers(v, name), name, shape)
+
+
+def _broadcast(a, name, shape):
+    """The array a broadcast to shape (k balls' worth: one value, or one per ball)."""
     try:
         return np.broadcast_to(a, shape)
     except ValueError:

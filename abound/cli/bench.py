@@ -121,9 +121,8 @@ def run(args):
         return 2
     if args.frames_loop:
         unused = [opt for opt, given in (("--render", args.render), ("--dt", args.dt is not None),
-                                         (f"--compare {args.compare}", args.compare not in (None, "serial")),
-                                         ("--pymunk-walls", args.pymunk_walls is not None),
-                                         ("--pymunk-threads", args.pymunk_threads is not None)) if given]
+                                         (f"--compare {args.compare}", args.compare not in (None, "serial")))
+                  if given] + pymunk_only
         if unused:
             print(f"abound: error: --frames-loop runs the demo's loop as it is (its scene's dt, no pymunk "
                   f"beside it): drop {', '.join(unused)}", file=sys.stderr)

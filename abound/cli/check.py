@@ -37,12 +37,14 @@ def summary(sim):
 
 def run(args):
     from abound.errors import SceneError
-    from abound.scene import build_simulation, load_scene
+    from abound.scene import build_scene, load_scene
     status = 0
     for name in args.files:
         try:
-            _check_backend(load_scene(name), name)
-            sim = build_simulation(name, backend="reference")
+            scene = load_scene(name)  # (read once: a note resolving the name is said once)
+            _check_backend(scene, name)
+            scene["physics"]["backend"] = "reference"
+            sim = build_scene(scene, name)
         except SceneError as exc:
             print(f"abound: error: {' '.join(str(exc).split())}", file=sys.stderr)
             status = 2
@@ -57,6 +59,8 @@ def _check_backend(scene, name):
     from abound.errors import SceneError
     from abound.physics import backends
     wanted = scene["physics"]["backend"]
-    if wanted != "auto" and wanted not in backends.available():
-        raise SceneError(f"{name}: [physics]: backend {wanted!r} is not available here "
-                         f"(available: {', '.join(backends.available())})")
+    if wanted == "auto":
+        return
+    here = backends.available()
+    if wanted not in here:
+        raise SceneError(f"{name}: [physics]: backend {wanted!r} is not available here (available: {', '.join(here)})")

@@ -193,8 +193,8 @@ class Liveliness:
         if self.mode == "gravity" and any(sim.gravity):
             sim.gravity = turned(sim.gravity, self.turn)
             return sim
-        # (a weightless scene, a pool table: there is no gravity to turn, so a kick)
-        # kick (also "wave" for a simulation without a scene)
+        # kick (also "wave" for a simulation without a scene, and "gravity" for a
+        # weightless one, a pool table: there is no gravity to turn)
         free = ~sim.pinned
         k = int(free.sum())
         v = sim.velocities.copy()

@@ -19,11 +19,12 @@ import numpy as np
 from abound import simulation
 from abound.defaults import DEFAULT_PALETTE
 from abound.errors import MAX_NESTING, SceneError, read_user_file, show_path, too_deep
+from abound.physics.checks import segment_distance
 from abound.scene import schema
 from abound.scene.schema import MAX_BALLS, Ctx, normalize
 from abound.simulation import Simulation
 
-__all__ = ["build_simulation", "load_scene", "read_scene", "resolve_source", "normalize",
+__all__ = ["build_simulation", "build_scene", "load_scene", "read_scene", "resolve_source", "normalize",
            "fixed_picture", "SceneError", "MAX_BALLS"]
 
 
@@ -250,10 +251,12 @@ def build_simulation(source=None, *, seed=None, backend=None, balls=None, size=N
     """
     raw, name = resolve_source(source)
     scene = _prepare(raw, name, seed=seed, backend=backend, balls=balls, size=size)
-    return _build(scene, name)
+    return build_scene(scene, name)
 
 
-def _build(scene, name):
+def build_scene(scene, name="<scene>"):
+    """A :class:`abound.Simulation` from a normalized scene (what :func:`load_scene`
+    returns), its errors naming ``name``: a scene read once, looked at, then built."""
     from abound.scene.placement import Placer
 
     ctx = Ctx(name)
@@ -356,13 +359,8 @@ def _first_overlap(sim, x, y, r, explicit_before):
             first_explicit = n - explicit_before  # (the pegs come first, then the explicit balls)
             return f"[[balls]] {i - first_explicit + 1}" if i >= first_explicit else "a peg"
     walls = sim.walls
-    for k in range(len(walls)):
-        x0, y0, x1, y1 = walls[k]
-        ux, uy = x1 - x0, y1 - y0
-        t = min(max(((x - x0) * ux + (y - y0) * uy) / (ux * ux + uy * uy), 0.0), 1.0)
-        if math.hypot(x - (x0 + t * ux), y - (y0 + t * uy)) < r - slack:
-            return f"[[walls]] {k + 1}"
-    return None
+    across = np.flatnonzero(segment_distance(np.array([x, y]), walls[:, :2], walls[:, 2:]) < r - slack)
+    return f"[[walls]] {int(across[0]) + 1}" if len(across) else None
 
 
 def _spawn(sim, placer, group, ctx, k, W, H, default_palette):
