@@ -298,7 +298,8 @@ def clone(sim):
     from abound import Simulation
     s = Simulation(sim.width, sim.height, gravity=sim.gravity, backend=sim.backend, ball_toi=sim.ball_toi,
                    wall_restitution=sim.wall_restitution, restitution_mix=sim.restitution_mix,
-                   rest_speed=sim.rest_speed, dt=sim.dt, density=sim.density)
+                   rest_speed=sim.rest_speed, dt=sim.dt, density=sim.density, threads=sim.threads,
+                   rolling_friction=sim.rolling_friction, contact_clusters=sim.contact_clusters)
     for (x0, y0, x1, y1), e in zip(sim.walls, sim.wall_restitutions):
         s.add_wall(x0, y0, x1, y1, restitution=e)
     for h in sim.black_holes:
