@@ -23,6 +23,7 @@ import types
 import numpy as np
 
 from abound.errors import SceneError
+from abound.physics.constants import TICK
 
 GROUP = "abound.backends"  # the entry-point group of outside backends
 BUILT_IN = ("fast", "reference")
@@ -37,7 +38,7 @@ NAMES = BUILT_IN + tuple(sorted(_plugins()))
 _loaded = {}
 # the parameter vector the engine reads (make_params), by name: what a
 # backend outside the core may read of it
-PARAMS = ("gx", "gy", "rest_speed", "mix", "ball_toi", "width", "height", "friction")
+PARAMS = ("gx", "gy", "rest_speed", "mix", "ball_toi", "width", "height", "friction", "clusters", "tick")
 
 
 def _load_reference():
@@ -174,12 +175,14 @@ def get(name):
     return name, _loaded[name]
 
 
-def make_params(gravity, rest_speed, mix_rule, ball_toi, width, height, friction=0.0, clusters=False):
+def make_params(gravity, rest_speed, mix_rule, ball_toi, width, height, friction=0.0, clusters=False,
+                tick=TICK):
     """The float64 parameter vector the engine reads (indices in engine.P_*);
     friction: the rolling friction's deceleration (px/s^2), which acts only
     where there is no gravity in the plane (a level table); clusters:
-    whether lasting contacts are solved together (clusters.py)."""
+    whether lasting contacts are solved together (clusters.py), at ticks
+    at most tick s apart (clusters.next_tick)."""
     if gravity[0] != 0.0 or gravity[1] != 0.0:
         friction = 0.0
     return np.array([gravity[0], gravity[1], rest_speed, mix_rule, ball_toi, width, height, friction,
-                     1.0 if clusters else 0.0], dtype=np.float64)
+                     1.0 if clusters else 0.0, tick], dtype=np.float64)

@@ -3,7 +3,8 @@
 A ball that lies on moving balls, or has moving balls lying on it (a layer
 sliding down a slope, a funnel full of balls, a heap in a bin), is in mode
 CLUSTER. Cluster balls fly free under gravity between ticks at most TICK
-apart (equal divisions of a part of a step); at each tick their contacts with
+apart (equal divisions of a part of a step; shorter where heaps are deep:
+next_tick); at each tick their contacts with
 one another and with fixed things are listed and one impulse per contact
 keeps every gap open until the next tick (contact_solver.py says why and
 how). Every impact stays an exact event: a free ball that hits a cluster
@@ -36,8 +37,9 @@ Q, the ticks' scratch (cluster_scratch): (order (N,) the listed balls, rank
 (N,) each ball's place in it or -1, touches (N,) int64 what each listed
 ball touches (within LEAVE_GAP: 2 for a moving listed ball, 1 for a fixed
 thing; 0: it leaves), C the contacts (contact_solver.solve_impulses),
-gap (M,) px each contact's gap, counts (4,) int64 (contacts listed, balls
-listed, balls put to sleep jammed, 1 during an early tick), island (N,)
+gap (M,) px each contact's gap, counts (6,) int64 (contacts listed, balls
+listed, balls put to sleep jammed, 1 during an early tick, and the step's
+solves' updates and contacts: next_tick), island (N,)
 union-find, state (N,) uint8 each island's (_islands), under (N,) whether a
 listed ball lies under something fixed, loose (N,) whether a listed ball's
 bounds were not all met, seed (N,) balls to join at the next tick, rmin (2,)
@@ -58,10 +60,11 @@ from ._jit import allocating, kernel
 from .kernels import V_EPS
 from .constants import (
     CLUSTER, CLUSTER_REACH, CLUSTER_SLOP, EV_TICK, FROZEN, ISLAND_SLEEP_TIME, LEAVE_GAP,
-    P_CLUSTERS, P_GX, P_GY, P_REST_SPEED, SLEEP_TOUCH_CLUSTER, TICK,
+    P_CLUSTERS, P_GX, P_GY, P_REST_SPEED, P_TICK, SLEEP_TOUCH_CLUSTER, TICK, TICK_BUSY, TICK_FACTOR,
+    TICK_IDLE, TICK_SHORTEST,
 )
 from .contact_solver import (
-    TARGET_GAP, normal_speed, project_one, solve_impulses, solver_scratch, speculative_min_speed,
+    TARGET_GAP, normal_speed, project_one, solve_budget, solve_impulses, solver_scratch, speculative_min_speed,
 )
 from .motion import gravity_on, is_fixed, motion_at, set_free, sync
 from .grid import _cell_span, grid_cell_balls
@@ -138,33 +141,70 @@ def cluster_scratch(B, on):
     return (np.empty(n, dtype=np.int64), np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64),
             (np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty((m, 2)),
              np.empty(m), np.empty(m), np.empty(m)),
-            np.empty(m), np.zeros(4, dtype=np.int64), np.empty(n, dtype=np.int64),
+            np.empty(m), np.zeros(6, dtype=np.int64), np.empty(n, dtype=np.int64),
             np.empty(n, dtype=np.uint8), np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_),
             np.zeros(n, dtype=np.bool_), rmin, np.full(n, -1.0), solver_scratch(n, m),
             np.empty(n, dtype=np.int64))
 
 
 @kernel
-def ticks_per_part(dt):
-    """How many equal sub-steps of at most TICK a part of dt s is cut into."""
-    return max(1, int(math.ceil(dt / TICK - 1e-9)))
+def ticks_per_part(dt, params):
+    """How many equal sub-steps of at most params[P_TICK] s (next_tick) a
+    part of dt s is cut into."""
+    return max(1, int(math.ceil(dt / params[P_TICK] - 1e-9)))
 
 
 @kernel
-def until_next_tick(t, dt):
+def until_next_tick(t, dt, params):
     """s from time t of a part of dt s to its next tick (or its end)."""
-    K = ticks_per_part(dt)
+    K = ticks_per_part(dt, params)
     return min(dt, (math.floor(t * K / dt) + 1.0) * dt / K) - t
 
 
 @kernel
-def push_tick(H, dt, k):
+def push_tick(H, dt, k, params):
     """Queue tick k of a part of dt (at k dt / ticks_per_part; none past the
     part: the next part starts with one). Each tick queues the next when it
     is popped, so the queue holds one at a time, however long the step. A
     tick's tie key is -1: it comes first among the events of its time."""
-    if k < ticks_per_part(dt):
-        heap_push(H, k * dt / ticks_per_part(dt), 0, EV_TICK, k, 0, 0, -1, k)
+    K = ticks_per_part(dt, params)
+    if k < K:
+        heap_push(H, k * dt / K, 0, EV_TICK, k, 0, 0, -1, k)
+
+
+def next_tick(tick, updates, solved):
+    """The longest sub-step (s) of the clusters' next step (params[P_TICK]),
+    given this step's: tick s, and its solves' updates and contacts solved
+    (stats S_UPDATES, S_SOLVED; plain Python, the Simulation's between
+    steps, so both engines take the same ticks and a replay the same).
+
+    Why it adapts. Each tick lists its contacts, at a cost per contact, and
+    solves them, at a cost per update. A shorter tick takes fewer updates a
+    contact: the velocity tolerance (a gap over h) is looser, and the
+    change to undo (a tick's kick of gravity, a tick's worth of flow)
+    smaller. Measured from the same states (2 cores, November 2026), the
+    updates a contact fell about as h^1.75, and a contact's listing cost
+    about as much as 2 to 3 updates, so a frame costs least where a solve
+    takes about 3 to 4 updates a contact: the 10,000-ball Galton board's
+    funnel heap, about 85 balls tall, took 21 at 2 ms and 4.3 at 0.8 ms
+    (frames 0.66x the time; 0.6 ms: 2.5, 0.71x); the hourglass 6.4 at 2 ms
+    and 2.7 at 1.2 ms (0.92x); the rain 5.1 at 2 ms and 3.6 at 1.6 ms
+    (0.96x; 1.2 ms: 2.4, 1.02x); the 1,000-ball board 2.3 at 2 ms, where
+    1.2 ms took 1.03x and 0.8 ms 1.3x the time. So a step whose solves
+    took more than TICK_BUSY updates a contact shortens the next one's
+    ticks by TICK_FACTOR, down to TICK_SHORTEST, and one with fewer than
+    TICK_IDLE lengthens them, up to TICK; between the two it keeps them
+    (a solve that ran out of its budget counts its whole budget).
+    Shorter ticks change no bound: a tick still keeps every gap open to
+    the next, and the hover its tolerance allows is the same gap."""
+    if solved <= 0:
+        return tick
+    per_contact = updates / solved
+    if per_contact > TICK_BUSY:
+        return max(TICK_SHORTEST, tick * TICK_FACTOR)
+    if per_contact < TICK_IDLE:
+        return min(TICK, tick / TICK_FACTOR)
+    return tick
 
 
 @kernel
@@ -460,7 +500,10 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
     rmin = Q[11][0]
     C = Q[3]
     nc = counts[0]
-    stuck = solve_impulses(vel, inv_mass, C, nc, SOLVER_TOL * rmin / h, Q[13]) < 0
+    updates = solve_impulses(vel, inv_mass, C, nc, SOLVER_TOL * rmin / h, Q[13])
+    stuck = updates < 0
+    counts[4] += solve_budget(nc) if stuck else updates  # (next_tick)
+    counts[5] += nc
     if not early:
         _keep_impulses(B, Q)
     ci, cj, cn, v_min, w_j = C[0], C[1], C[2], C[3], C[4]
@@ -624,7 +667,7 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, in_cluster):
     A rattling pair, rest.collapse, rejoins the same way.)"""
     pos, vel, acc, radius, mode, count = B[0], B[1], B[2], B[4], B[7], B[8]
     bx, by = gravity_on(B, i, params[P_GX], params[P_GY])  # (the tick's kick, this ball's)
-    h = until_next_tick(t, dt)
+    h = until_next_tick(t, dt, params)
     if not in_cluster:
         B[11][i, 0] = 0.0
         B[11][i, 1] = 0.0
@@ -730,7 +773,7 @@ def early_tick(B, W, G, Q, y, t, dt, params, todo, ntodo, normals, cand):
     pos, vel, radius, mode = B[0], B[1], B[4], B[7]
     order, rank, counts = Q[0], Q[1], Q[5]
     gx, gy = params[P_GX], params[P_GY]
-    h = until_next_tick(t, dt)
+    h = until_next_tick(t, dt, params)
     if h <= 0.0 or Q[11][1] == t:
         return -1
     # the island: breadth first from y over cluster balls within reach

@@ -9,7 +9,7 @@ import numpy as np
 
 
 # parameter vector (backends.make_params)
-P_GX, P_GY, P_REST_SPEED, P_MIX, P_BALL_TOI, P_WIDTH, P_HEIGHT, P_FRICTION, P_CLUSTERS = range(9)
+P_GX, P_GY, P_REST_SPEED, P_MIX, P_BALL_TOI, P_WIDTH, P_HEIGHT, P_FRICTION, P_CLUSTERS, P_TICK = range(10)
 
 # ball modes (world.py)
 FREE, SLIDING, ASLEEP, PINNED, FROZEN, ROLLING, CLUSTER = 0, 1, 2, 3, 4, 5, 6
@@ -34,6 +34,13 @@ SLEEP_TOUCH_CLUSTER = 1e-3
 REST_COS = math.cos(1e-6)
 # contact clusters (clusters.py, contact_solver.py)
 TICK = 0.002  # s: the longest sub-step between two solves of the clusters' contacts
+# the shortest, and how next_tick (clusters.py) moves between them: by
+# TICK_FACTOR a step, shorter after a step whose solves took more than
+# TICK_BUSY updates a contact, longer after one with fewer than TICK_IDLE
+TICK_SHORTEST = 0.0005
+TICK_FACTOR = 0.8
+TICK_BUSY = 5.0
+TICK_IDLE = 2.0
 # x radius: a moving ball this close to a cluster ball, and slow, joins it;
 # a cluster ball LEAVE_GAP close to no other moving one leaves
 CLUSTER_SLOP = 1e-3
@@ -87,6 +94,7 @@ EVENTS_PER_MEETING = 1.6  # events per step / (N x density x diameter x reach)
 # stats vector: contacts, events and freezes of the balls the run owns (all of
 # them, unless the step is split: split.py), whether the budget stopped it,
 # every event the run resolved and every candidate it examined (what its
-# budgets count)
-S_BALL, S_WALL, S_EVENTS, S_FROZEN, S_STOPPED, S_ALL, S_WORK, S_COLLAPSED = 0, 1, 2, 3, 4, 5, 6, 7
-N_STATS = 8
+# budgets count), and the clusters' solves: contact updates and contacts
+# solved (clusters.next_tick reads them)
+S_BALL, S_WALL, S_EVENTS, S_FROZEN, S_STOPPED, S_ALL, S_WORK, S_COLLAPSED, S_UPDATES, S_SOLVED = range(10)
+N_STATS = 10

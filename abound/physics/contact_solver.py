@@ -158,6 +158,12 @@ def _off_band(w, lam, tol):
 
 
 @kernel
+def solve_budget(nc):
+    """The most updates a solve of nc contacts makes (see solve_impulses)."""
+    return max(SOLVER_MIN_SWEEPS * nc, min(SOLVER_MAX_SWEEPS * nc, SOLVER_WORK))
+
+
+@kernel
 def solve_impulses(vel, inv_mass, C, nc, tol, S):
     """Projected Gauss-Seidel over contacts 0..nc-1 of C, on the contacts
     that need it; changes vel in place.
@@ -208,7 +214,7 @@ def solve_impulses(vel, inv_mass, C, nc, tol, S):
         queue[c] = c
         queued[c] = True
     head, size = 0, nc
-    budget = max(SOLVER_MIN_SWEEPS * nc, min(SOLVER_MAX_SWEEPS * nc, SOLVER_WORK))
+    budget = solve_budget(nc)
     updates = 0
     while size > 0:
         if updates >= budget:

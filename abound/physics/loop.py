@@ -12,8 +12,8 @@ from .constants import (
     BALL_INT, CLUSTER, COLLAPSE_CONTACTS, EVENTS_PER_MEETING, EVENT_CANDIDATE_COST, EV_BALL, EV_TICK, EV_WALL, FREE,
     FROZEN, MAX_BALL_EVENTS, MAX_EVENTS_BASE, MAX_EVENTS_PER_BALL, MAX_SUBSTEPS, MAX_WORK_BASE,
     MAX_WORK_PER_BALL, N_STATS, PART_CANDIDATE_COST, P_BALL_TOI, P_FRICTION, P_GX, P_GY, P_HEIGHT,
-    P_REST_SPEED, P_WIDTH, ROLLING, S_ALL, S_BALL, S_COLLAPSED, S_EVENTS, S_FROZEN, S_STOPPED, S_WALL,
-    S_WORK, TC_TIME,
+    P_REST_SPEED, P_WIDTH, ROLLING, S_ALL, S_BALL, S_COLLAPSED, S_EVENTS, S_FROZEN, S_SOLVED, S_STOPPED,
+    S_UPDATES, S_WALL, S_WORK, TC_TIME,
 )
 from .motion import effective_motion, is_fixed, roll, set_free, stop_rolling, sync
 from .queue import heap_new, heap_pop
@@ -174,9 +174,12 @@ def _run_events_once(B, W, params, dt, stats, ball_events, budget, own, log, clu
          np.zeros(1, dtype=np.float64),  # ... and at what time
          cluster_scratch(B, clusters))  # the ticks' work (clusters.py)
     if clusters:
-        push_tick(H, dt, 0)
+        push_tick(H, dt, 0, params)
     while not event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
         H, G = reserve(H, G, n, len(W[0]))
+    if clusters:  # (the solves' work: clusters.next_tick)
+        stats[S_UPDATES] += S[8][5][4]
+        stats[S_SOLVED] += S[8][5][5]
     return S
 
 
@@ -221,10 +224,10 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
             return True
         stats[S_ALL] += 1
         if kind == EV_TICK:  # b: the tick's index in the part; the next at b + 1
-            K = ticks_per_part(dt)
+            K = ticks_per_part(dt, params)
             ntodo = tick(B, W, G, Q, t, (dt if b + 1 == K else (b + 1) * dt / K) - t, params, todo, 0,
                          normals, cand)
-            push_tick(H, dt, b + 1)  # (into the slot this one left)
+            push_tick(H, dt, b + 1, params)  # (into the slot this one left)
             stats[S_WORK] += ntodo
             stats[S_COLLAPSED] += Q[5][2]  # (balls put to sleep jammed; a split step runs no ticks)
             Q[5][2] = 0
