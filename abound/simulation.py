@@ -31,7 +31,7 @@ class StepStats:
     sliding ball leaving its support; frozen: balls over the per-ball event
     budget, stopped for the rest of the step (normally none), and, with
     contact clusters, balls wedged among cluster balls that wait for the
-    next tick (at most 2 ms) where they are; stopped: a
+    next tick (at most 2 ms away) where they are; stopped: a
     step budget ran out, and every ball stopped short of the step's end, at
     the first event left unresolved (normally False); collapsed: balls
     caught in a rattle of rapid lossy contacts (an inelastic collapse) that

@@ -23,6 +23,7 @@ import types
 import numpy as np
 
 from abound.errors import SceneError
+from abound.physics.clusters import warm_share
 from abound.physics.constants import TICK
 
 GROUP = "abound.backends"  # the entry-point group of outside backends
@@ -38,7 +39,7 @@ NAMES = BUILT_IN + tuple(sorted(_plugins()))
 _loaded = {}
 # the parameter vector the engine reads (make_params), by name: what a
 # backend outside the core may read of it
-PARAMS = ("gx", "gy", "rest_speed", "mix", "ball_toi", "width", "height", "friction", "clusters", "tick")
+PARAMS = ("gx", "gy", "rest_speed", "mix", "ball_toi", "width", "height", "friction", "clusters", "tick", "warm")
 
 
 def _load_reference():
@@ -181,8 +182,8 @@ def make_params(gravity, rest_speed, mix_rule, ball_toi, width, height, friction
     friction: the rolling friction's deceleration (px/s^2), which acts only
     where there is no gravity in the plane (a level table); clusters:
     whether lasting contacts are solved together (clusters.py), at ticks
-    at most tick s apart (clusters.next_tick)."""
+    at most tick s apart (clusters.next_tick, warm_share)."""
     if gravity[0] != 0.0 or gravity[1] != 0.0:
         friction = 0.0
     return np.array([gravity[0], gravity[1], rest_speed, mix_rule, ball_toi, width, height, friction,
-                     1.0 if clusters else 0.0, tick], dtype=np.float64)
+                     1.0 if clusters else 0.0, tick, warm_share(tick)], dtype=np.float64)

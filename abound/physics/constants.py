@@ -9,7 +9,7 @@ import numpy as np
 
 
 # parameter vector (backends.make_params)
-P_GX, P_GY, P_REST_SPEED, P_MIX, P_BALL_TOI, P_WIDTH, P_HEIGHT, P_FRICTION, P_CLUSTERS, P_TICK = range(10)
+P_GX, P_GY, P_REST_SPEED, P_MIX, P_BALL_TOI, P_WIDTH, P_HEIGHT, P_FRICTION, P_CLUSTERS, P_TICK, P_WARM = range(11)
 
 # ball modes (world.py)
 FREE, SLIDING, ASLEEP, PINNED, FROZEN, ROLLING, CLUSTER = 0, 1, 2, 3, 4, 5, 6
