@@ -299,7 +299,8 @@ def clone(sim):
     s = Simulation(sim.width, sim.height, gravity=sim.gravity, backend=sim.backend, ball_toi=sim.ball_toi,
                    wall_restitution=sim.wall_restitution, restitution_mix=sim.restitution_mix,
                    rest_speed=sim.rest_speed, dt=sim.dt, density=sim.density, threads=sim.threads,
-                   rolling_friction=sim.rolling_friction, contact_clusters=sim.contact_clusters)
+                   contact_clusters=sim.contact_clusters)
+    s.rolling_friction = sim.rolling_friction  # (the setter: with gravity in the plane it waits, the constructor refuses)
     for (x0, y0, x1, y1), e in zip(sim.walls, sim.wall_restitutions):
         s.add_wall(x0, y0, x1, y1, restitution=e)
     for h in sim.black_holes:

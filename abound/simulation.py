@@ -12,9 +12,9 @@ import numpy as np
 
 from abound.errors import SceneError
 from abound.physics import backends, checks, split
-from abound.physics.clusters import next_tick
+from abound.physics.ticks import next_level
 from abound.physics.contact_log import LOG_FIELDS
-from abound.physics.constants import CLUSTER_OVERLAP, S_SOLVED, S_UPDATES, TICK
+from abound.physics.constants import CLUSTER_OVERLAP, S_SOLVED, S_UPDATES
 from abound.physics.kernels import TOUCH_REL
 from abound.physics.world import World, ASLEEP, CLUSTER, PINNED, BOX_WALLS
 
@@ -118,7 +118,7 @@ class Simulation:
             raise SceneError("rolling_friction needs gravity = [0, 0]: rolling friction is for a level table "
                              "seen from above")
         self.contact_clusters = contact_clusters
-        self._tick = TICK  # s: the clusters' longest sub-step, adapted step by step (clusters.next_tick)
+        self._tick_level = 0  # the clusters' ticks: TICK x TICK_FACTOR^level s at most (physics/ticks.py)
         self.dt = dt
         self.density = _positive(density, "density")
         self.threads = threads
@@ -502,7 +502,7 @@ class Simulation:
         return backends.make_params(self._gravity, self._rest_speed,
                                     RESTITUTION_MIX.index(self._mix), BALL_TOI.index(self._ball_toi),
                                     self._world.width, self._world.height,
-                                    self._rolling_friction * TABLE_GRAVITY, self._contact_clusters, self._tick)
+                                    self._rolling_friction * TABLE_GRAVITY, self._contact_clusters, self._tick_level)
 
     def _notice_user_edits(self):
         n = self._world.n
@@ -647,7 +647,7 @@ class Simulation:
         n = w.n
         self._seen = (w.pos[:n].copy(), w.vel[:n].copy())
         if len(raw) > S_SOLVED:  # (pymunk: no solves)
-            self._tick = next_tick(self._tick, int(raw[S_UPDATES]), int(raw[S_SOLVED]))
+            self._tick_level = next_level(self._tick_level, int(raw[S_UPDATES]), int(raw[S_SOLVED]))
         self.last_stats = StepStats(*(int(v) for v in raw[:4]), stopped=bool(raw[4]),
                                     collapsed=int(raw[7]) if len(raw) > 7 else 0,  # (pymunk: none)
                                     contact_log=None if log is None else _contact_records(log))

@@ -8,12 +8,14 @@ in this process on the same machine load. Both step copies of one state (the
 scene built by the working tree's Simulation) with their own ``step(B, W,
 params, dt)`` on one thread, in blocks of --steps, alternating A B, B A, ...
 (the order flips each round: the engine that runs second in a pair tends to
-gain a little). Prints the median ms per step of each, their ratio B / A, and
+gain a little), each moving its own clusters' tick level as Simulation.step
+does. Prints the median ms per step of each, their ratio B / A, and
 whether the two ended in the same state (a pure refactor must).
 """
 import argparse
 import importlib
 import io
+import math
 import os
 import statistics
 import subprocess
@@ -30,6 +32,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from abound import Simulation  # noqa: E402
+from abound.physics.constants import P_TICK, P_WARM, S_SOLVED, S_UPDATES, TICK, TICK_FACTOR  # noqa: E402
+from abound.physics.ticks import next_level, tick_length, warm_share  # noqa: E402
 
 
 def load(rev, folder):
@@ -47,6 +51,16 @@ def load(rev, folder):
     pkg.__path__ = [physics]
     sys.modules[tag + "._compiled"] = pkg
     return importlib.import_module(tag + "._compiled.engine")
+
+
+def adapt_ticks(params, raw):
+    """Move the clusters' tick level as Simulation.step does (physics/ticks.py),
+    for an engine that reports its solves (older ones do not, and keep 2 ms)."""
+    if len(raw) > S_SOLVED and len(params) > P_WARM:
+        level = next_level(round(math.log(params[P_TICK] / TICK, TICK_FACTOR)), int(raw[S_UPDATES]),
+                           int(raw[S_SOLVED]))
+        params[P_TICK] = tick_length(level)
+        params[P_WARM] = warm_share(level)
 
 
 def state(sim):
@@ -81,8 +95,9 @@ def main():
                 step = engines[name].step
                 for _ in range(args.steps):
                     t0 = time.perf_counter()
-                    step(tuple(B), tuple(W), params, dt)
+                    raw = step(tuple(B), tuple(W), params, dt)
                     times[name].append((time.perf_counter() - t0) * 1000.0)
+                    adapt_ticks(params, raw)
         ma, mb = statistics.median(times["A"]), statistics.median(times["B"])
         same = all(np.array_equal(x, y) for x, y in zip(runs["A"][0], runs["B"][0]))
         print(f"scene {args.scene} ({len(sim)} balls), {args.rounds} rounds of {args.steps} steps, one thread")

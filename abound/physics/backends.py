@@ -23,8 +23,7 @@ import types
 import numpy as np
 
 from abound.errors import SceneError
-from abound.physics.clusters import warm_share
-from abound.physics.constants import TICK
+from abound.physics.ticks import tick_length, warm_share
 
 GROUP = "abound.backends"  # the entry-point group of outside backends
 BUILT_IN = ("fast", "reference")
@@ -177,13 +176,14 @@ def get(name):
 
 
 def make_params(gravity, rest_speed, mix_rule, ball_toi, width, height, friction=0.0, clusters=False,
-                tick=TICK):
+                tick_level=0):
     """The float64 parameter vector the engine reads (indices in engine.P_*);
     friction: the rolling friction's deceleration (px/s^2), which acts only
     where there is no gravity in the plane (a level table); clusters:
     whether lasting contacts are solved together (clusters.py), at ticks
-    at most tick s apart (clusters.next_tick, warm_share)."""
+    of tick_level (ticks.py)."""
     if gravity[0] != 0.0 or gravity[1] != 0.0:
         friction = 0.0
     return np.array([gravity[0], gravity[1], rest_speed, mix_rule, ball_toi, width, height, friction,
-                     1.0 if clusters else 0.0, tick, warm_share(tick)], dtype=np.float64)
+                     1.0 if clusters else 0.0, tick_length(tick_level), warm_share(tick_level)],
+                    dtype=np.float64)

@@ -4,7 +4,7 @@ A ball that lies on moving balls, or has moving balls lying on it (a layer
 sliding down a slope, a funnel full of balls, a heap in a bin), is in mode
 CLUSTER. Cluster balls fly free under gravity between ticks at most TICK
 apart (equal divisions of a part of a step; shorter where heaps are deep:
-next_tick); at each tick their contacts with
+ticks.py); at each tick their contacts with
 one another and with fixed things are listed and one impulse per contact
 keeps every gap open until the next tick (contact_solver.py says why and
 how). Every impact stays an exact event: a free ball that hits a cluster
@@ -39,12 +39,12 @@ ball touches (within LEAVE_GAP: 2 for a moving listed ball, 1 for a fixed
 thing; 0: it leaves), C the contacts (contact_solver.solve_impulses),
 gap (M,) px each contact's gap, counts (6,) int64 (contacts listed, balls
 listed, balls put to sleep jammed, 1 during an early tick, and the step's
-solves' updates and contacts: next_tick), island (N,)
+solves' updates and contacts: ticks.next_level), island (N,)
 union-find, state (N,) uint8 each island's (_islands), under (N,) whether a
 listed ball lies under something fixed, loose (N,) whether a listed ball's
 bounds were not all met, seed (N,) balls to join at the next tick, rmin (3,)
 px the smallest radius of all, the time of the last early tick (s) and
-the tick's params[P_WARM] (WARM_SETTLING), rejoined (N,) s the time a ball last
+the tick's params[P_WARM] (ticks.warm_share), rejoined (N,) s the time a ball last
 rejoined since the last tick, or -1, the solve's scratch
 (contact_solver.solver_scratch), joined_by (N,) int64 for each listed ball
 the place of the one whose contacts it joined by, or -1: a pair whose later
@@ -61,8 +61,7 @@ from ._jit import allocating, kernel
 from .kernels import V_EPS
 from .constants import (
     CLUSTER, CLUSTER_REACH, CLUSTER_SLOP, EV_TICK, FROZEN, ISLAND_SLEEP_TIME, LEAVE_GAP,
-    P_CLUSTERS, P_GX, P_GY, P_REST_SPEED, P_TICK, P_WARM, SLEEP_TOUCH_CLUSTER, TICK, TICK_BUSY, TICK_FACTOR,
-    TICK_IDLE, TICK_SHORTEST,
+    P_CLUSTERS, P_GX, P_GY, P_REST_SPEED, P_TICK, P_WARM, SLEEP_TOUCH_CLUSTER, TICK,
 )
 from .contact_solver import (
     TARGET_GAP, normal_speed, project_one, solve_budget, solve_impulses, solver_scratch, speculative_min_speed,
@@ -106,12 +105,8 @@ PUSH_OUT = 0.2
 # it, the same heap's balls in the offline ticks kept below 5 px/s and
 # the solve took 11 updates a contact instead of 7, until it slept.
 # Flowing contacts (a ball faster than twice rest_speed: sup_r 0) start
-# from all of it. Ticks of at most params[P_TICK] s start from
-# params[P_WARM] = WARM_SETTLING^(P_TICK / TICK) of it (warm_share): about the same
-# share a second whatever the tick (next_tick), which took the 10,000-ball
-# Galton board's solves at 0.8 ms from 4.5 to 4.2 updates a contact, its
-# frames 0.92-0.97x
-WARM_SETTLING = 0.7
+# from all of it. (WARM_SETTLING, constants.py: at ticks of TICK; shorter
+# ones start from params[P_WARM], ticks.warm_share.)
 ISLAND_AWAKE, ISLAND_ASLEEP, ISLAND_FIXED = 0, 1, 2  # _islands' states (bit 1: touches a fixed thing)
 STRUCK, WEDGED, REJOINED = -1, 0, 1  # what rejoin did
 
@@ -154,7 +149,7 @@ def cluster_scratch(B, on):
 
 @kernel
 def ticks_per_part(dt, params):
-    """How many equal sub-steps of at most params[P_TICK] s (next_tick) a
+    """How many equal sub-steps of at most params[P_TICK] s (ticks.py) a
     part of dt s is cut into."""
     return max(1, int(math.ceil(dt / params[P_TICK] - 1e-9)))
 
@@ -175,48 +170,6 @@ def push_tick(H, dt, k, params):
     K = ticks_per_part(dt, params)
     if k < K:
         heap_push(H, k * dt / K, 0, EV_TICK, k, 0, 0, -1, k)
-
-
-def next_tick(tick, updates, solved):
-    """The longest sub-step (s) of the clusters' next step (params[P_TICK]),
-    given this step's: tick s, and its solves' updates and contacts solved
-    (stats S_UPDATES, S_SOLVED; plain Python, the Simulation's between
-    steps, so both engines take the same ticks and a replay the same).
-
-    Why it adapts. Each tick lists its contacts, at a cost per contact, and
-    solves them, at a cost per update. A shorter tick takes fewer updates a
-    contact: the velocity tolerance (a gap over h) is looser, and the
-    change to undo (a tick's kick of gravity, a tick's worth of flow)
-    smaller. Measured from the same states (2 cores, November 2026), the
-    updates a contact fell about as h^1.75, and a contact's listing cost
-    about as much as 2 to 3 updates, so a frame costs least where a solve
-    takes about 3 to 4 updates a contact: the 10,000-ball Galton board's
-    funnel heap, about 85 balls tall, took 21 at 2 ms and 4.3 at 0.8 ms
-    (frames 0.66x the time; 0.6 ms: 2.5, 0.71x); the hourglass 6.4 at 2 ms
-    and 2.7 at 1.2 ms (0.92x); the rain 5.1 at 2 ms and 3.6 at 1.6 ms
-    (0.96x; 1.2 ms: 2.4, 1.02x); the 1,000-ball board 2.3 at 2 ms, where
-    1.2 ms took 1.03x and 0.8 ms 1.3x the time. So a step whose solves
-    took more than TICK_BUSY updates a contact shortens the next one's
-    ticks by TICK_FACTOR, down to TICK_SHORTEST, and one with fewer than
-    TICK_IDLE lengthens them, up to TICK; between the two it keeps them
-    (a solve that ran out of its budget counts its whole budget).
-    Shorter ticks change no bound: a tick still keeps every gap open to
-    the next, and the hover its tolerance allows is the same gap."""
-    if solved <= 0:
-        return tick
-    per_contact = updates / solved
-    if per_contact > TICK_BUSY:
-        return max(TICK_SHORTEST, tick * TICK_FACTOR)
-    if per_contact < TICK_IDLE:
-        return min(TICK, tick / TICK_FACTOR)
-    return tick
-
-
-def warm_share(tick):
-    """params[P_WARM]: the share of its last impulse a slow contact's solve
-    starts from at ticks of at most tick s (see WARM_SETTLING). Plain
-    Python: a kernel may not raise to a power (tests/physics/test_one_source.py)."""
-    return WARM_SETTLING ** (tick / TICK)
 
 
 @kernel
@@ -515,7 +468,7 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
     nc = counts[0]
     updates = solve_impulses(vel, inv_mass, C, nc, SOLVER_TOL * rmin / h, Q[13])
     stuck = updates < 0
-    counts[4] += solve_budget(nc) if stuck else updates  # (next_tick)
+    counts[4] += solve_budget(nc) if stuck else updates  # (ticks.next_level)
     counts[5] += nc
     if not early:
         _keep_impulses(B, Q)

@@ -34,13 +34,17 @@ SLEEP_TOUCH_CLUSTER = 1e-3
 REST_COS = math.cos(1e-6)
 # contact clusters (clusters.py, contact_solver.py)
 TICK = 0.002  # s: the longest sub-step between two solves of the clusters' contacts
-# the shortest, and how next_tick (clusters.py) moves between them: by
-# TICK_FACTOR a step, shorter after a step whose solves took more than
-# TICK_BUSY updates a contact, longer after one with fewer than TICK_IDLE
-TICK_SHORTEST = 0.0005
+# shorter ones (ticks.py): level k is TICK x TICK_FACTOR^k, k up to
+# TICK_LEVELS (0.52 ms), one level shorter after a step whose solves took
+# more than TICK_BUSY updates a contact, one longer after one with fewer
+# than TICK_IDLE (or none)
 TICK_FACTOR = 0.8
+TICK_LEVELS = 6
 TICK_BUSY = 5.0
 TICK_IDLE = 2.0
+# the share of its last impulse a slow contact's solve starts from at ticks
+# of TICK (clusters.py says why; ticks.warm_share, for shorter ones)
+WARM_SETTLING = 0.7
 # x radius: a moving ball this close to a cluster ball, and slow, joins it;
 # a cluster ball LEAVE_GAP close to no other moving one leaves
 CLUSTER_SLOP = 1e-3
@@ -95,6 +99,6 @@ EVENTS_PER_MEETING = 1.6  # events per step / (N x density x diameter x reach)
 # them, unless the step is split: split.py), whether the budget stopped it,
 # every event the run resolved and every candidate it examined (what its
 # budgets count), and the clusters' solves: contact updates and contacts
-# solved (clusters.next_tick reads them)
+# solved (ticks.next_level reads them)
 S_BALL, S_WALL, S_EVENTS, S_FROZEN, S_STOPPED, S_ALL, S_WORK, S_COLLAPSED, S_UPDATES, S_SOLVED = range(10)
 N_STATS = 10

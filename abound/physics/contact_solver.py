@@ -57,8 +57,8 @@ round-off is set free, its contacts then watched by the exact events.
 
 Why this and not an exact LCP: each tick starts from velocities the last
 tick made consistent and from its impulses (warm start), the sub-step h is
-short (2 ms, down to 0.5 ms where a heap is deep: clusters.next_tick
-says why), and an update costs a few multiplications. A heap's
+short (2 ms, down to 0.52 ms where a heap is deep: ticks.py says
+why), and an update costs a few multiplications. A heap's
 error dies away slowly under Gauss-Seidel (a few per cent a sweep where
 it is tall), but the bounds only need meeting within tol, and in a
 flowing heap most contacts meet theirs after a few updates: the queue

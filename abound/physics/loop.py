@@ -177,7 +177,7 @@ def _run_events_once(B, W, params, dt, stats, ball_events, budget, own, log, clu
         push_tick(H, dt, 0, params)
     while not event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
         H, G = reserve(H, G, n, len(W[0]))
-    if clusters:  # (the solves' work: clusters.next_tick)
+    if clusters:  # (the solves' work: ticks.next_level)
         stats[S_UPDATES] += S[8][5][4]
         stats[S_SOLVED] += S[8][5][5]
     return S

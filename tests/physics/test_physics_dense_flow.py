@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 
 import abound
-from abound.physics.constants import TICK, TICK_SHORTEST
+from abound.physics.constants import TICK_LEVELS
 from abound.physics.world import MODE_NAMES
 from closed_form import BACKENDS, chi2_sf, chi_square_against_normal
 from test_physics_slopes import _slope
@@ -115,15 +115,14 @@ def test_a_clump_on_a_slope_slides_as_a_group_at_g_sin_theta(theta):
 
 
 def test_a_clump_slides_at_g_sin_theta_at_the_shortest_tick_too(monkeypatch):
-    # the ticks of a deep heap's solve get shorter, down to TICK_SHORTEST
-    # (clusters.next_tick); a slope's clump is shallow and keeps TICK. Held at
+    # the ticks of a deep heap's solve get shorter, down to level TICK_LEVELS
+    # (physics/ticks.py); a slope's clump is shallow and keeps TICK. Held at
     # the shortest, the same closed form holds: the sub-step changes how
     # often the contacts are solved, not what they do
-    monkeypatch.setattr(abound.simulation, "next_tick", lambda tick, updates, solved: TICK_SHORTEST)
+    monkeypatch.setattr(abound.simulation, "next_level", lambda level, updates, solved: TICK_LEVELS)
     sim, top, t, end = _clump_on_a_slope(50, 30.0)
-    sim._tick = TICK_SHORTEST
+    sim._tick_level = TICK_LEVELS
     _assert_the_clump_slides_at_g_sin_theta(sim, top, t, end, 30.0)
-    assert sim._tick == TICK_SHORTEST
 
 
 def _assert_the_clump_slides_at_g_sin_theta(sim, top, t, end, theta):
@@ -425,18 +424,18 @@ def test_the_shipped_hourglass_pours_without_gaining_energy():
     # balls, each driven off by a neighbour taken to move as if nothing
     # could slow it, passed speed on to the free balls that hit them and
     # raised the energy by 7e-4 of it in a step (clusters.rejoin: STRUCK)
-    # (Its deep bulb is solved at ticks shorter than TICK, clusters.next_tick:
+    # (Its deep bulb is solved at ticks shorter than TICK, physics/ticks.py:
     # this checks those too)
     sim = abound.Simulation.from_config("hourglass", backend="fast")
     energy = sim.energy()
-    shortest = TICK
+    shortest = 0
     while sim.time < 3.75:
         sim.step()
         now = sim.energy()
         assert now <= energy + 1e-9 * abs(energy), f"energy rose by {(now - energy) / abs(energy):.2g} of it at {sim.time:.3f} s"
         energy = now
-        shortest = min(shortest, sim._tick)
-    assert shortest < TICK
+        shortest = max(shortest, sim._tick_level)
+    assert shortest > 0
 
 
 @pytest.fixture(scope="module")
