@@ -31,6 +31,7 @@ import abound
 from abound.physics.constants import TICK_LEVELS
 from abound.physics.world import MODE_NAMES
 from closed_form import BACKENDS, chi2_sf, chi_square_against_normal
+from placing import scattered
 from test_physics_slopes import _slope
 
 G = 980.0
@@ -80,14 +81,9 @@ def _clump_on_a_slope(count, theta):
     sim = abound.Simulation(1400, 1000, gravity=(0.0, -G), backend="fast", contact_clusters=True)
     top = np.array([60.0, 860.0])
     t, n, end = _slope(sim, theta, top, 1300.0)
-    rng = np.random.default_rng(11)
-    placed = []
-    while len(placed) < count:
-        u, h = rng.uniform([40.0, 6.0], [240.0, 86.0])
-        p = top + u * t + h * n
-        if all(np.hypot(*(p - q)) > 10.2 for q in placed):
-            placed.append(p)
-    sim.add_balls(np.array(placed), radius=5.0, restitution=0.5)
+    along_and_above = lambda uh: top + uh[0] * t + uh[1] * n  # noqa: E731
+    sim.add_balls(scattered(count, [40.0, 6.0], [240.0, 86.0], 10.2, seed=11, to_box=along_and_above),
+                  radius=5.0, restitution=0.5)
     return sim, top, t, end
 
 
@@ -153,13 +149,7 @@ def _drop_clump(seed):
     x0, y0, x1, y1 = 100.0, 500.0, 700.0, 300.0
     sim = abound.Simulation(1200, 700, gravity=(0.0, -G), backend="fast", contact_clusters=True)
     sim.add_wall(x0, y0, x1, y1, restitution=0.5)
-    rng = np.random.default_rng(seed)
-    placed = []
-    while len(placed) < 40:
-        p = rng.uniform([160.0, 540.0], [320.0, 680.0])
-        if all(np.hypot(*(p - q)) > 10.5 for q in placed):
-            placed.append(p)
-    sim.add_balls(np.array(placed), radius=5.0, restitution=0.5)
+    sim.add_balls(scattered(40, [160.0, 540.0], [320.0, 680.0], 10.5, seed=seed), radius=5.0, restitution=0.5)
     worst = 0.0
     for _ in range(6 * 60):
         sim.step(1 / 60)

@@ -14,6 +14,7 @@ import pytest
 import abound
 from abound.physics.world import ASLEEP
 from closed_form import BACKENDS, drop_height_and_speed
+from placing import scattered
 
 PILE_OVERLAP = 1e-3  # x radius, in resting piles (the bound)
 
@@ -75,14 +76,9 @@ def test_ball_rests_in_a_v_of_two_segments(backend):
 
 
 def _drop_into_box(backend, n, width, height, seed, e=0.5, r=5.0, low=0.3):
-    rng = np.random.default_rng(seed)
     sim = abound.Simulation(width, height, gravity=(0.0, -980.0), backend=backend)
-    placed = []
-    while len(placed) < n:
-        p = rng.uniform([r, max(r, low * height)], [width - r, height - r])  # (inside the box)
-        if all(np.hypot(*(p - q)) > 2 * r + 0.5 for q in placed):
-            placed.append(p)
-    sim.add_balls(np.array(placed), radius=r, restitution=e)
+    inside = scattered(n, [r, max(r, low * height)], [width - r, height - r], 2 * r + 0.5, seed=seed)
+    sim.add_balls(inside, radius=r, restitution=e)
     return sim
 
 

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import abound
+from placing import scattered
 from abound.physics.ticks import next_level, tick_length, warm_share
 
 
@@ -37,13 +38,7 @@ def _heap(backend):
                             rest_speed=10.0, threads=1)
     sim.add_wall(50, 250, 200, 40, restitution=0.3)
     sim.add_wall(350, 250, 200, 40, restitution=0.3)
-    rng = np.random.default_rng(3)
-    placed = []
-    while len(placed) < 60:
-        p = rng.uniform([150.0, 120.0], [250.0, 280.0])
-        if all(np.hypot(*(p - q)) > 10.5 for q in placed):
-            placed.append(p)
-    sim.add_balls(np.array(placed), radius=5.0, restitution=0.3)
+    sim.add_balls(scattered(60, [150.0, 120.0], [250.0, 280.0], 10.5, seed=3), radius=5.0, restitution=0.3)
     return sim
 
 
