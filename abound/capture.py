@@ -196,8 +196,10 @@ def render_replay(log, size=None, frames=None):
     from abound.replay import Replayer, read_replay
     if not hasattr(log, "header"):
         log = read_replay(log)
+    from abound.warmup import note_if_cold
     replayer = Replayer(log)
     control = replayer.control
+    note_if_cold(control.sim.backend)  # (the log's steps wait for the compiler: say so)
     style = RenderStyle.from_scene(control.sim.scene)
     cap = FrameCapture(size or log.window, style)
     hits = None

@@ -530,10 +530,14 @@ class DemoApp:
     def start_warmup(self):
         """Run on the reference engine while the fast one compiles, when the simulation asked
         for the fast one and this process has not compiled it yet (abound/warmup.py).
-        Not headless: no window waits there, and a run of N frames stays what it was."""
+        Not headless (no window waits there, and a run of N frames stays what it was) nor
+        replaying (the log's steps are the fast engine's): those wait for the compiler, and
+        say so on a cold cache (minutes without a word looked like a hang)."""
         from abound import warmup
         if self.replay is None and not self.headless:
             self.warmup = warmup.start(self.sim)
+        else:
+            warmup.note_if_cold(self.sim.backend)
 
     def reset(self):
         """Back to the state the demo started with (the box stays the window's size)."""

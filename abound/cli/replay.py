@@ -9,7 +9,7 @@ the log the last frame stays up (with ``--headless`` the command ends); a
 final state that differs from the recorded one is reported.
 """
 import sys
-from abound.cli.args import count
+from abound.cli.args import count, plural
 
 
 
@@ -35,6 +35,7 @@ def run(args):
     except RenderError as exc:
         print(f"abound: error: {exc}", file=sys.stderr)
         return 2
+    app.start_warmup()  # (a replay waits for the compiler: on a cold cache it says so)
     try:
         app.run()
     except (ReplayError, RenderError) as exc:
@@ -44,4 +45,6 @@ def run(args):
         print(f"abound: warning: {args.file}: the replay's final state differs from the recorded one "
               f"(another machine or abound version?)", file=sys.stderr)
         return 1
+    if replayer.done and replayer.matches:  # (a window closed early ends it short: nothing to compare)
+        print(f"replayed {plural(replayer.frames, 'frame')} of {args.file}: the final state matches the recorded one")
     return exit_status(app)

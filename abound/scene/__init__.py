@@ -92,6 +92,9 @@ def resolve_source(source):
                 if path.exists():
                     _say(f"abound: note: ./{name} is a directory, not a scene; using the shipped scene {name!r}")
                 path = shipped
+        elif not os.path.lexists(path) and path.stem in resources.config_names():
+            # (README's `abound check configs/galton.toml`, run outside the checkout)
+            raise SceneError(f"{name}: no such file - the shipped scene of that name is {path.stem!r}")
         return read_scene(path, name=name), name
     raise SceneError(f"a scene is a path, a dict or None, not {type(source).__name__}")
 

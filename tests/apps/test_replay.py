@@ -207,8 +207,12 @@ def test_demo_record_then_replay_commands(tmp_path, capsys):
     log = tmp_path / "cli.jsonl"
     assert main(["demo", "drop", "--frames", "5", "--headless", "--record", str(log)]) == 0
     assert read_replay(log).frames == 5
+    capsys.readouterr()
     assert main(["replay", str(log), "--headless"]) == 0
-    assert capsys.readouterr().err == ""
+    out, err = capsys.readouterr()
+    assert err == ""
+    # a replay that ran to its end says so (it had been silent): the 5 recorded frames
+    assert out == f"replayed 5 frames of {log}: the final state matches the recorded one\n"
 
 
 def _bad_logs(good):

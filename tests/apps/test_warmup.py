@@ -7,6 +7,7 @@ left); the read-only install against the files numba writes (the user's cache
 directory, nothing beside the package).
 """
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -308,20 +309,47 @@ def test_a_process_may_end_while_the_fast_engine_loads(tmp_path, cache):
         assert proc.returncode == 0 and proc.stderr == "", (delay, proc.returncode, proc.stderr[-2000:])
 
 
-def test_bench_on_a_cold_cache_says_first_that_it_compiles(tmp_path):
-    # `abound bench` waits for the compiler (it times the fast engine): on a cold
-    # cache it printed nothing for about four minutes (a new user took it for a hang).
-    # Run for real with an empty NUMBA_CACHE_DIR; the line must come within seconds,
-    # before any compiling; the process is then stopped (the compile is not the test's).
+def _first_line_on_a_cold_cache(argv, tmp_path, timeout=120):
+    """The first line a command prints on stderr with an empty NUMBA_CACHE_DIR (or
+    None past timeout s); the process is then stopped (the compile is not the test's)."""
     env = dict(os.environ, PYTHONPATH=str(REPO), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
-    proc = subprocess.Popen([sys.executable, "-m", "abound", "bench", "drop", "--frames", "1"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-m", "abound", *argv], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     try:
-        first = proc.stderr.readline()  # blocks until the line, or the end of the process
+        ready, _, _ = select.select([proc.stderr], [], [], timeout)
+        return proc.stderr.readline() if ready else None
     finally:
         proc.kill()
         proc.communicate()
-    assert first.startswith("abound: compiling the fast engine (first run only)"), first
+
+
+@pytest.fixture(scope="module")
+def a_recorded_run(tmp_path_factory):
+    log = tmp_path_factory.mktemp("log") / "run.jsonl"
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    subprocess.run([sys.executable, "-m", "abound", "demo", "drop", "--headless", "--frames", "3", "--record",
+                    str(log)], env=env, check=True, capture_output=True, timeout=300)
+    return log
+
+
+@pytest.mark.parametrize("command", ["bench", "headless demo", "replay", "capture of a replay"])
+def test_a_command_that_waits_for_the_compiler_says_so_first(command, a_recorded_run, tmp_path):
+    # `abound bench` waits for the compiler (it times the fast engine): on a cold
+    # cache it printed nothing for about four minutes (a new user took it for a hang);
+    # so did a headless demo, a replay and the capture of a replay (a replay's steps
+    # are the fast engine's: they cannot step on the reference one meanwhile, as a
+    # window does). Run for real with an empty NUMBA_CACHE_DIR: the line must come
+    # first, before any compiling.
+    argv = {"bench": ["bench", "drop", "--frames", "1"],
+            "headless demo": ["demo", "drop", "--headless", "--frames", "2"],
+            "replay": ["replay", str(a_recorded_run), "--headless"],
+            "capture of a replay": ["capture", "--replay", str(a_recorded_run), "--out", str(tmp_path / "out")]}
+    first = _first_line_on_a_cold_cache(argv[command], tmp_path)
+    assert first is not None and first.startswith("abound: compiling the fast engine (first run only)"), first
+
+
+def test_bench_on_the_reference_engine_says_nothing_of_compiling(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(REPO), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
     # on the reference engine nothing compiles, and nothing is said
     proc = subprocess.run([sys.executable, "-m", "abound", "bench", "drop", "--frames", "1", "--backend",
                            "reference"], env=env, capture_output=True, text=True, timeout=60)

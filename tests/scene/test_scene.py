@@ -243,8 +243,13 @@ def test_scene_without_spawn_rejects_balls_override():
 
 def test_shipped_scene_name_and_missing_path():
     assert len(build_simulation("drop", backend="reference")) == 1
-    with pytest.raises(abound.SceneError, match="nope/x.toml: no such file"):
+    with pytest.raises(abound.SceneError, match="nope/x.toml: no such file$"):
         build_simulation("nope/x.toml")
+    # a path to a shipped scene's file, from outside the checkout (as README's
+    # `abound check configs/galton.toml` once read): the name that works
+    with pytest.raises(abound.SceneError, match="^nope/galton.toml: no such file - the shipped scene of that "
+                                                "name is 'galton'$"):
+        build_simulation("nope/galton.toml")
 
 
 # -- bad scenes: the corpus in tests/scene/bad_scenes/ goes through every command (test_bad_input.py)
