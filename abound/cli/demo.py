@@ -112,6 +112,17 @@ class FrameRate:
         return self.fps
 
 
+def _unused(path):
+    """path, or path with -2, -3, ... before its suffix: the first name no file has. Screenshots
+    are named by the second; several in one second overwrote one another, and an old one."""
+    k = 1
+    candidate = path
+    while candidate.exists():
+        k += 1
+        candidate = path.with_name(f"{path.stem}-{k}{path.suffix}")
+    return candidate
+
+
 class DemoApp:
     """The demo window and its controls around one Simulation.
 
@@ -452,7 +463,7 @@ class DemoApp:
         self.draw(self.sim, exact=True)  # the state now (after any steps running in the background)
         frame = self.read_frame()
         if path is None:
-            path = Path(self.screenshot_dir) / time.strftime("abound-%Y%m%d-%H%M%S.png")
+            path = _unused(Path(self.screenshot_dir) / time.strftime("abound-%Y%m%d-%H%M%S.png"))
         Image.fromarray(frame, "RGBA").save(path)
         print(f"saved {path}", file=sys.stderr)
         return path

@@ -134,6 +134,22 @@ def test_hud_text_names_what_it_should(app):
         assert word in text
 
 
+def test_screenshots_in_one_second_are_all_kept(app, tmp_path):
+    # the S key names a screenshot by the second: four presses in one second
+    # (keys queued behind a slow frame come in a burst) left one file, and a
+    # file of that name from before was overwritten too
+    k = keys()
+    first = app.screenshot()  # (its name: the one of this second, or of the next)
+    for _ in range(3):
+        app.on_key_press(k.S, 0)
+    shots = sorted(tmp_path.glob("abound-*.png"))
+    assert len(shots) == 4 and first in shots
+    assert all(Image.open(p).size == (240, 180) for p in shots)
+    first.write_bytes(b"kept")  # a file already there is never written over
+    second = app.screenshot()
+    assert second != first and first.read_bytes() == b"kept"
+
+
 def test_demo_frame_equals_capture_frame_and_shows_the_physics(app, tmp_path):
     for _ in range(5):
         app.tick(DT)
