@@ -46,15 +46,18 @@ def image_size(text):
 
 
 def box_size(text):
-    """WIDTHxHEIGHT in px (any positive numbers), for the simulation box."""
+    """WIDTHxHEIGHT in px (positive numbers, at most MAX_MAGNITUDE), for a window and the box it shows."""
+    from abound.defaults import MAX_MAGNITUDE
     try:
         w, h = text.lower().split("x")
         w, h = float(w), float(h)
         if not (w > 0 and h > 0 and math.isfinite(w) and math.isfinite(h)):
             raise ValueError
-        return (w, h)
     except ValueError:
         raise argparse.ArgumentTypeError(f"size must be WIDTHxHEIGHT, e.g. 1920x1080, not {text!r}") from None
+    if max(w, h) > MAX_MAGNITUDE:  # (the box's limit: checked here, whether or not the scene takes the size)
+        raise argparse.ArgumentTypeError(f"a side is at most {MAX_MAGNITUDE:g} px, not {text!r}")
+    return (w, h)
 
 
 def plural(n, word):

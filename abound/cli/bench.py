@@ -35,7 +35,9 @@ def add_arguments(parser):
     parser.add_argument("--dt", type=positive(float, hi=1.0), metavar="DT",
                         help="seconds per frame (default: the scene's [physics] dt)")
     parser.add_argument("--seed", type=count(0), metavar="S", help="override the scene's seeds")
-    parser.add_argument("--size", type=box_size, metavar="WxH", help="override the box size, e.g. 1920x1080")
+    parser.add_argument("--size", type=box_size, metavar="WxH",
+                        help="the window's size, e.g. 1920x1080, as the demo takes it: a scene of random balls "
+                             "fills a box of that size at its density; one with walls or pegs keeps its own")
     parser.add_argument("--threads", type=int, choices=(1, 2),
                         help="threads a step may use (default: 2 when there are two cores; "
                              "a crowded scene then steps as strips on two threads)")
@@ -72,9 +74,11 @@ def _delegate(modname, what):
 
 def build(args):
     """(simulation, dt, result dict describing the scene) from the command's arguments."""
-    from abound.scene import build_simulation
-    sim = build_simulation(args.scene, seed=args.seed, backend=args.backend,
-                           balls=args.balls, size=args.size)
+    from abound.scene import fixed_picture, for_window
+    sim = for_window(args.scene, args.size, seed=args.seed, backend=args.backend, balls=args.balls)
+    if args.size and fixed_picture(sim.scene) and not getattr(args, "frames_loop", None):
+        print(f"abound: note: {args.scene or 'the default scene'} keeps its {sim.width:g}x{sim.height:g} box (walls, pegs or placed "
+              f"balls, drawn scaled in a window): --size changes no physics", file=sys.stderr)
     if getattr(args, "threads", None):
         sim.threads = args.threads
     if args.ball_toi:

@@ -678,27 +678,15 @@ def _transform(sim, fw, fh):
 
 
 def run(args):
-    from abound import Simulation
     from abound.render.style import RenderError
-    from abound.errors import SceneError
-    from abound.scene import fitted, fixed_picture, load_scene
+    from abound.scene import for_window
     # before the run: a bad place or format is refused now, not after the window closes
     check_distinct([("--record", args.record), ("--video", args.video)])
     if args.record:
         check_file(args.record, "--record", force=args.force)
     if args.video:
         check_file(args.video, "--video", VIDEO, args.force)
-    scene = load_scene(args.scene, seed=args.seed, backend=args.backend, balls=args.balls) if args.size else None
-    if scene is not None and not fixed_picture(scene):
-        # random balls fill the window, whose box they are placed in from the start,
-        # as many as keep the scene's density (or --balls)
-        try:
-            sim = Simulation.from_config(fitted(scene, args.size), balls=args.balls, size=args.size)
-        except SceneError as exc:  # (the scene was fine in its own box: say what made it wrong)
-            raise SceneError(f"{args.scene} in --size {args.size[0]}x{args.size[1]}: "
-                             f"{str(exc).removeprefix('<scene>: ')}") from None
-    else:
-        sim = Simulation.from_config(args.scene, seed=args.seed, backend=args.backend, balls=args.balls)
+    sim = for_window(args.scene, args.size, seed=args.seed, backend=args.backend, balls=args.balls)
     headless = True if args.headless else None
     source = {"scene": args.scene, "seed": args.seed, "balls": args.balls, "backend": args.backend}
     try:

@@ -25,7 +25,7 @@ from abound.scene.schema import MAX_BALLS, Ctx, normalize
 from abound.simulation import Simulation
 
 __all__ = ["build_simulation", "build_scene", "load_scene", "read_scene", "resolve_source", "normalize",
-           "fixed_picture", "SceneError", "MAX_BALLS"]
+           "fixed_picture", "for_window", "SceneError", "MAX_BALLS"]
 
 
 def fixed_picture(scene):
@@ -41,6 +41,21 @@ def fixed_picture(scene):
     if not isinstance(scene, dict):
         return False
     return any(scene.get(name) for name in ("walls", "pegs", "balls"))
+
+
+def for_window(source, size, seed=None, backend=None, balls=None):
+    """The Simulation a window of ``size`` (w, h) px, or None (the scene's own box),
+    shows of scene ``source`` (a name, path or dict): a scene of random balls gets
+    a box of the window's size, as many balls as keep its density (``fitted``, or
+    ``balls``); a fixed picture keeps its own box, drawn scaled (its walls and pegs
+    stay where they are). The demo's and the bench's meaning of --size."""
+    scene = load_scene(source, seed=seed, backend=backend, balls=balls) if size else None
+    if scene is None or fixed_picture(scene):
+        return Simulation.from_config(source, seed=seed, backend=backend, balls=balls)
+    try:
+        return Simulation.from_config(fitted(scene, size), balls=balls, size=size)
+    except SceneError as exc:  # (the scene was fine in its own box: say what made it wrong)
+        raise SceneError(f"{source} in --size {size[0]}x{size[1]}: {str(exc).removeprefix('<scene>: ')}") from None
 
 
 def fitted(scene, size):
@@ -284,6 +299,8 @@ def build_scene(scene, name="<scene>"):
         pts = (wall["x0"], wall["y0"], wall["x1"], wall["y1"])
         if pts[0] == pts[2] and pts[1] == pts[3]:
             raise ctx.at(f"[[walls]] {k}").error("a wall needs two distinct end points (x0, y0) != (x1, y1)")
+        if not _meets_box(*pts, W, H):  # (no ball can reach it, and no picture shows it)
+            raise ctx.at(f"[[walls]] {k}").error(f"lies outside the {W:g}x{H:g} box")
         sim.add_wall(*pts, restitution=wall["restitution"])
         placer.add_segment(*pts)
 
@@ -364,6 +381,23 @@ def _first_overlap(sim, x, y, r, explicit_before):
     walls = sim.walls
     across = np.flatnonzero(segment_distance(np.array([x, y]), walls[:, :2], walls[:, 2:]) < r - slack)
     return f"[[walls]] {int(across[0]) + 1}" if len(across) else None
+
+
+def _meets_box(x0, y0, x1, y1, width, height):
+    """Whether the segment (x0, y0)-(x1, y1) has a point in the box 0..width x 0..height
+    (its edges included): the segment clipped to each side's half-plane in turn
+    (Liang and Barsky) keeps a piece."""
+    t0, t1 = 0.0, 1.0
+    for p, q in ((x0 - x1, x0), (x1 - x0, width - x0), (y0 - y1, y0), (y1 - y0, height - y0)):
+        # the points x0 + t (x1 - x0) with p t <= q lie on the side's inner side
+        if p == 0.0:
+            if q < 0.0:
+                return False
+        elif p < 0.0:
+            t0 = max(t0, q / p)
+        else:
+            t1 = min(t1, q / p)
+    return t0 <= t1
 
 
 def _spawn(sim, placer, group, ctx, k, W, H, default_palette):

@@ -145,14 +145,18 @@ def test_bench_json_against_closed_form(tmp_path, capsys):
 
 
 def test_bench_text_and_overrides(capsys):
-    assert main(["bench", "--balls", "30", "--frames", "3", "--backend", "reference",
+    # (hot_gas: random balls fill a box of the window's size; a scene with walls keeps its own)
+    assert main(["bench", "hot_gas", "--balls", "30", "--frames", "3", "--backend", "reference",
                  "--ball-toi", "bisection", "--dt", "0.01", "--seed", "3", "--size", "900x600"]) == 0
-    out = capsys.readouterr().out
-    assert "30 balls" in out and "900x600" in out
+    out, err = capsys.readouterr()
+    assert "30 balls" in out and "900x600" in out and err == ""
     assert "backend reference, ball_toi bisection, 1 thread, dt 0.01 s, 3 frames" in out
     for label in ("ms per frame:", "median", "p90", "contacts per frame:", "ball-ball", "ball-wall",
                   "energy drift:", "largest overlap:"):
         assert label in out
+    assert main(["bench", "galton", "--frames", "1", "--backend", "reference", "--size", "640x360"]) == 0
+    out, err = capsys.readouterr()
+    assert "1280x720 box" in out and "galton keeps its 1280x720 box" in err
 
 
 @pytest.mark.parametrize("flag, module", [(["--render"], "abound.render.bench"),

@@ -188,7 +188,7 @@ COMMAND_LINES = [
     (["bench", "--balls", "300000", "--frames", "1"], "balls must be an integer <= 200000, not 300000"),
     (["bench", "--size", "12"], "argument --size: size must be WIDTHxHEIGHT"),
     (["bench", "--size", "0x5"], "argument --size"),
-    (["bench", "--size", "1e300x1e300", "--frames", "1"], "width must be at most 1e+09 in size"),
+    (["bench", "--size", "1e300x1e300", "--frames", "1"], "argument --size: a side is at most 1e+09 px"),
     (["bench", "--dt", "0"], "argument --dt: must be positive, not 0"),
     (["bench", "--dt", "nan"], "argument --dt: must be positive, not nan"),
     (["bench", "--dt", "5"], "argument --dt: must be at most 1, not 5"),

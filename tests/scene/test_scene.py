@@ -230,10 +230,13 @@ def test_balls_override_scales_spawn_counts(total, expected):
 
 
 def test_size_override():
-    sim = build_simulation(None, size=(640, 480), balls=40, backend="reference")
+    # (a scene of random balls: the default one has walls, which a smaller box would leave outside)
+    sim = build_simulation("hot_gas", size=(640, 480), balls=40, backend="reference")
     assert (sim.width, sim.height) == (640, 480)
     pos, r = sim.positions, sim.radii
     assert np.all(pos[:, 0] + r <= 640) and np.all(pos[:, 1] + r <= 480)
+    with pytest.raises(abound.SceneError, match=r"\[\[walls\]\] 2: lies outside the 640x480 box"):
+        build_simulation(None, size=(640, 480), balls=40, backend="reference")
 
 
 def test_scene_without_spawn_rejects_balls_override():
