@@ -299,6 +299,12 @@ def _cache_is_cold():
     return not glob.glob(os.path.join(glob.escape(cache), f"{home}.step-*.{tag}.nbi"))
 
 
+def fast_is_ready():
+    """Whether switching to the fast engine now costs no compile: this process has it, or
+    numba's cache holds it."""
+    return _compiled or not _cache_is_cold()
+
+
 def note_if_cold(backend, stream=None):
     """Say on stream (stderr) that the fast engine compiles first, when ``backend``
     (a backend name, "auto" or None) will be the fast one and numba's cache is cold:

@@ -274,12 +274,26 @@ class DemoApp:
         took = time.perf_counter() - t0
         if self.warmup is not None and self.control.sim.backend == "reference":
             self.warmup.took(took / steps)
+        elif self._too_slow_on_reference(took / steps):
+            # (B chose it for a scene it cannot keep up with: the Galton board's 777 balls took
+            # seconds a frame there, and the keys queued behind them)
+            print(f"abound: note: the reference engine took {took / steps:.2f} s a step here: back to the fast one",
+                  file=sys.stderr)
+            self.control.apply({"do": "backend", "name": "fast"})
         self.pacer.took_steps(steps, took)
         self.stats["physics_ms"] = took * 1000.0
         self.stats["steps"] = steps
         self.stats["contacts"] = self.control.contacts
         if self.after_steps is not None:
             self.after_steps(self.control.sim, steps)
+
+    def _too_slow_on_reference(self, step_seconds):
+        """Whether a step on the reference engine, chosen by hand in a live window, took longer
+        than SLOW_STEP (the warm-up's limit), and the fast engine is ready to take over."""
+        from abound import warmup
+        from abound.physics import backends
+        return (self.replay is None and self.control.sim.backend == "reference" and step_seconds > warmup.SLOW_STEP
+                and "fast" in backends.available() and warmup.fast_is_ready())
 
     def flash(self, state):
         """How white each ball of ``state`` is ([render] flash; None when off). Call while

@@ -271,3 +271,22 @@ def test_a_size_the_scene_cannot_fill_is_blamed_on_the_size(capsys):
         assert main(["demo", "hot_gas", "--size", size, "--frames", "1", "--headless"]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and f"hot_gas in --size {size}: " in err[0] and reason in err[0], err
+
+
+def test_a_scene_too_slow_for_the_reference_engine_goes_back_to_the_fast_one(app, monkeypatch, capsys):
+    # B onto the reference engine with the Galton board (777 balls) took seconds a
+    # frame, and the keys queued behind them (a new user's trial). A step there
+    # slower than the warm-up's limit goes back to the fast engine, and says so; the
+    # switch is an action like B's (a replay has it). Here the limit is set to 0 s.
+    from abound import warmup
+    monkeypatch.setattr(warmup, "SLOW_STEP", 0.0)
+    app.control.apply({"do": "backend", "name": "reference"})
+    app.tick(DT)
+    assert app.sim.backend == "fast"
+    assert "the reference engine took" in capsys.readouterr().err
+    # with the real limit, these two balls keep the reference engine
+    monkeypatch.undo()
+    app.control.apply({"do": "backend", "name": "reference"})
+    for _ in range(3):
+        app.tick(DT)
+    assert app.sim.backend == "reference"
