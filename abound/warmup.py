@@ -300,9 +300,9 @@ def _cache_is_cold():
 
 
 def fast_is_ready():
-    """Whether switching to the fast engine now costs no compile: this process has it, or
-    numba's cache holds it."""
-    return _compiled or not _cache_is_cold()
+    """Whether a warm-up of this process has the fast engine ready (switching to it
+    then compiles and loads nothing on the caller's thread)."""
+    return _compiled
 
 
 def note_if_cold(backend, stream=None):

@@ -33,6 +33,7 @@ under the cursor, middle-click a black hole, H heads-up display, M sound, F full
 screenshot, Esc or Q quit.
 """
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -117,7 +118,7 @@ def _unused(path):
     are named by the second; several in one second overwrote one another, and an old one."""
     k = 1
     candidate = path
-    while candidate.exists():
+    while os.path.lexists(candidate):  # (a dangling link too: the save would write through it)
         k += 1
         candidate = path.with_name(f"{path.stem}-{k}{path.suffix}")
     return candidate
@@ -209,6 +210,7 @@ class DemoApp:
         self._hud_bg = None
         self._target = None  # the Offscreen framebuffer frames are drawn into
         self.warmup = None  # a Warmup while the fast engine compiles (start_warmup)
+        self._chose_reference = False  # B chose the reference engine (_too_slow_on_reference)
         self._video = VideoWriter(video, "--video", 60.0) if video else None
         self.recorder = None
         if record:
@@ -280,6 +282,7 @@ class DemoApp:
             print(f"abound: note: the reference engine took {took / steps:.2f} s a step here: back to the fast one",
                   file=sys.stderr)
             self.control.apply({"do": "backend", "name": "fast"})
+            self._chose_reference = False
         self.pacer.took_steps(steps, took)
         self.stats["physics_ms"] = took * 1000.0
         self.stats["steps"] = steps
@@ -288,12 +291,13 @@ class DemoApp:
             self.after_steps(self.control.sim, steps)
 
     def _too_slow_on_reference(self, step_seconds):
-        """Whether a step on the reference engine, chosen by hand in a live window, took longer
-        than SLOW_STEP (the warm-up's limit), and the fast engine is ready to take over."""
+        """Whether a step on the reference engine, chosen with B (not by --backend or the
+        scene, nor in a replay), took longer than SLOW_STEP (the warm-up's limit), and this
+        process has the fast engine ready (its warm-up made it so: switching compiles nothing)."""
         from abound import warmup
-        from abound.physics import backends
-        return (self.replay is None and self.control.sim.backend == "reference" and step_seconds > warmup.SLOW_STEP
-                and "fast" in backends.available() and warmup.fast_is_ready())
+        return (self._chose_reference and self.replay is None
+                and self.control.sim.backend == "reference" and step_seconds > warmup.SLOW_STEP
+                and warmup.fast_is_ready())
 
     def flash(self, state):
         """How white each ball of ``state`` is ([render] flash; None when off). Call while
@@ -542,6 +546,7 @@ class DemoApp:
             self.reset()
         elif symbol == k.B:  # (not onto the fast engine while it compiles: the window would freeze)
             control.cycle_backend(skip=("fast",) if self.warmup is not None else ())
+            self._chose_reference = control.sim.backend == "reference"
         elif symbol == k.T:
             control.cycle_ball_toi()
         elif symbol in (k.PLUS, k.EQUAL, k.NUM_ADD):

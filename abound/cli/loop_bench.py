@@ -141,10 +141,10 @@ SERIAL = ("serial", False, None)
 
 def run_loops(scene, size, frames, loops=(AUTO,), seed=None, balls=None, backend=None, ball_toi=None):
     """Results of the given loops, taking turns in one run (the first is the ratio's numerator)."""
-    from abound.scene import build_simulation
+    from abound.scene import for_window
 
-    def new_sim():
-        sim = build_simulation(scene, seed=seed, balls=balls, backend=backend)
+    def new_sim():  # (what the demo shows in a window of this size: random balls at their density)
+        sim = for_window(scene, size, seed=seed, balls=balls, backend=backend)
         if ball_toi:
             sim.ball_toi = ball_toi
         return sim

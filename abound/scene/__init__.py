@@ -55,7 +55,7 @@ def for_window(source, size, seed=None, backend=None, balls=None):
     try:
         return Simulation.from_config(fitted(scene, size), balls=balls, size=size)
     except SceneError as exc:  # (the scene was fine in its own box: say what made it wrong)
-        raise SceneError(f"{source} in --size {size[0]}x{size[1]}: {str(exc).removeprefix('<scene>: ')}") from None
+        raise SceneError(f"{source} in --size {size[0]:g}x{size[1]:g}: {str(exc).removeprefix('<scene>: ')}") from None
 
 
 def fitted(scene, size):
