@@ -194,9 +194,9 @@ def render_replay(log, size=None, frames=None):
     """
     from abound.render.style import RenderStyle
     from abound.replay import Replayer, read_replay
+    from abound.warmup import note_if_cold
     if not hasattr(log, "header"):
         log = read_replay(log)
-    from abound.warmup import note_if_cold
     replayer = Replayer(log)
     control = replayer.control
     note_if_cold(control.sim.backend)  # (the log's steps wait for the compiler: say so)

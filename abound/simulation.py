@@ -783,7 +783,7 @@ def _holds_bool(v):
 
 def _limited(v, name):
     """v (a float), if it is at most MAX_MAGNITUDE in size."""
-    if not abs(v) <= MAX_MAGNITUDE:
+    if not _within_limit(np.asarray(v)):
         raise SceneError(f"{name} must be at most {MAX_MAGNITUDE:g} in size, not {v!r}")
     return v
 

@@ -77,8 +77,8 @@ def build(args):
     from abound.scene import fixed_picture, for_window
     sim = for_window(args.scene, args.size, seed=args.seed, backend=args.backend, balls=args.balls)
     if args.size and fixed_picture(sim.scene):
-        print(f"abound: note: {args.scene or 'the default scene'} keeps its {sim.width:g}x{sim.height:g} box (walls, pegs or placed "
-              f"balls, drawn scaled in a window): --size changes no physics", file=sys.stderr)
+        print(f"abound: note: {args.scene or 'the default scene'} keeps its {sim.width:g}x{sim.height:g} box "
+              f"(walls, pegs or placed balls, drawn scaled in a window): --size changes no physics", file=sys.stderr)
     if getattr(args, "threads", None):
         sim.threads = args.threads
     if args.ball_toi:

@@ -49,9 +49,10 @@ def for_window(source, size, seed=None, backend=None, balls=None):
     a box of the window's size, as many balls as keep its density (``fitted``, or
     ``balls``); a fixed picture keeps its own box, drawn scaled (its walls and pegs
     stay where they are). The demo's and the bench's meaning of --size."""
-    scene = load_scene(source, seed=seed, backend=backend, balls=balls) if size else None
-    if scene is None or fixed_picture(scene):
-        return Simulation.from_config(source, seed=seed, backend=backend, balls=balls)
+    raw, name = resolve_source(source)  # (read once: a note resolving the name is said once)
+    scene = _prepare(raw, name, seed=seed, backend=backend, balls=balls, size=None)
+    if size is None or fixed_picture(scene):
+        return build_scene(scene, name)
     try:
         return Simulation.from_config(fitted(scene, size), balls=balls, size=size)
     except SceneError as exc:  # (the scene was fine in its own box: say what made it wrong)
