@@ -42,9 +42,8 @@ listed, balls put to sleep jammed, 1 during an early tick, and the step's
 solves' updates and contacts: ticks.next_level), island (N,)
 union-find, state (N,) uint8 each island's (_islands), under (N,) whether a
 listed ball lies under something fixed, loose (N,) whether a listed ball's
-bounds were not all met, seed (N,) balls to join at the next tick, rmin (3,)
-px the smallest radius of all, the time of the last early tick (s) and
-the tick's params[P_WARM] (ticks.warm_share), rejoined (N,) s the time a ball last
+bounds were not all met, seed (N,) balls to join at the next tick, rmin (2,)
+px the smallest radius of all and the time of the last early tick (s), rejoined (N,) s the time a ball last
 rejoined since the last tick, or -1, the solve's scratch
 (contact_solver.solver_scratch), joined_by (N,) int64 for each listed ball
 the place of the one whose contacts it joined by, or -1: a pair whose later
@@ -135,7 +134,7 @@ def cluster_scratch(B, on):
     contact found no room is set free."""
     n = len(B[4]) if on else 0
     m = 16 * n + 16 if on else 0
-    rmin = np.array([np.inf, -1.0, 1.0])  # (and the time of the last early tick: early_tick; the warm share: tick)
+    rmin = np.array([np.inf, -1.0])  # (and the time of the last early tick: early_tick)
     if n:
         rmin[0] = np.min(B[4])
     return (np.empty(n, dtype=np.int64), np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64),
@@ -265,10 +264,11 @@ def _drop_leavers(B, Q):
 
 
 @kernel
-def _add_contact(B, Q, i, j, nx, ny, gap, vn, an, h, target, movable):
+def _add_contact(B, Q, i, j, nx, ny, gap, vn, an, h, target, movable, warm):
     """List the contact of ball i with j (a ball, or -2 - w for wall w): its
     normal n into i, gap px, relative normal velocity vn and acceleration
-    an; movable when j moves with the impulses. No room: i is loose."""
+    an; movable when j moves with the impulses; warm: the share of its last
+    impulse it starts from between two slow balls (params[P_WARM]). No room: i is loose."""
     ci, cj, cn, v_min, w_j, lam = Q[3]
     counts = Q[5]
     c = counts[0]
@@ -284,7 +284,7 @@ def _add_contact(B, Q, i, j, nx, ny, gap, vn, an, h, target, movable):
     w_j[c] = 1.0 if movable else 0.0
     lam[c] = 0.0 if counts[3] else _warm(B, i, j)
     if B[13][i] > 0.0 and (not movable or B[13][j] > 0.0):
-        lam[c] *= Q[11][2]  # (both slow: a heap coming to rest, see WARM_SETTLING)
+        lam[c] *= warm  # (both slow: a heap coming to rest, see WARM_SETTLING: params[P_WARM])
     counts[0] = c + 1
 
 
@@ -336,7 +336,7 @@ def _keep_impulses(B, Q):
 
 
 @kernel
-def _list_walls(B, W, Q, i, h):
+def _list_walls(B, W, Q, i, h, warm):
     """List ball i's contacts with the walls (faces and end points) within reach."""
     pos, vel, radius = B[0], B[1], B[4]
     wc = W[5]
@@ -347,7 +347,7 @@ def _list_walls(B, W, Q, i, h):
         if gap > CLUSTER_REACH * r:
             continue
         _add_contact(B, Q, i, -2 - w, nx, ny, gap, vel[i, 0] * nx + vel[i, 1] * ny, 0.0, h,
-                     TARGET_GAP * r, False)
+                     TARGET_GAP * r, False, warm)
         if gap <= LEAVE_GAP * r:
             Q[2][Q[1][i]] += 1  # touches
 
@@ -379,7 +379,7 @@ def _near(B, G, i, cand):
 
 
 @kernel
-def _list_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand):
+def _list_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand, warm):
     """List ball i's contacts with other balls within reach; moving balls
     not yet listed that touch it slowly (or close to touching within h)
     join the list."""
@@ -405,7 +405,7 @@ def _list_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand):
             _join(B, Q, j, t, h, gx, gy, rank[i])
             vn = (vel[i, 0] - vel[j, 0]) * nx + (vel[i, 1] - vel[j, 1]) * ny
         # (between ticks a cluster ball moves in a straight line, a fixed one not at all)
-        _add_contact(B, Q, i, j, nx, ny, gap, vn, 0.0, h, TARGET_GAP * small, not fixed)
+        _add_contact(B, Q, i, j, nx, ny, gap, vn, 0.0, h, TARGET_GAP * small, not fixed, warm)
         if gap <= LEAVE_GAP * small:
             touches[rank[i]] += 1 if fixed else 2
             if not fixed:
@@ -427,7 +427,6 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
     rest_speed = max(params[P_REST_SPEED], V_EPS)
     counts[0] = 0
     counts[1] = 0
-    Q[11][2] = params[P_WARM]
     early = counts[3] != 0  # (early_tick: only the island it gathered, marked rank -2)
     for i in range(len(mode)):
         if early:
@@ -456,8 +455,8 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
     q = 0
     while q < counts[1]:  # (the list grows as moving balls join)
         i = order[q]
-        _list_walls(B, W, Q, i, h)
-        _list_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand)
+        _list_walls(B, W, Q, i, h, params[P_WARM])
+        _list_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand, params[P_WARM])
         q += 1
     for q in range(counts[1]):
         if touches[q] == 0:
