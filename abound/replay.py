@@ -13,7 +13,11 @@ The log is JSON lines (one object per line, UTF-8), format version 1:
 * a drawn frame, ``{"frame": K, "steps": S}``: the K-th drawn frame (from 0),
   drawn after S more physics steps than the frame before it;
 * the last line, ``{"end": true, "frames": F, "steps": N, "state": DIGEST}``:
-  the counts and a digest of the final state. A log without it is truncated.
+  the counts and a digest of the final state. A log without it was cut
+  short (the demo killed, its X server gone, the disk full): it replays up
+  to its last whole frame record, with nothing to compare at the end. The
+  writer flushes each frame's record, so such a log loses at most the
+  frame being drawn, and its last line may be cut in the middle.
 
 :class:`ReplayWriter` writes a log as the demo runs; :func:`read_replay`
 checks a whole log (a bad one raises :class:`ReplayError`, one line) and
@@ -98,9 +102,12 @@ class ReplayWriter:
 
 # -- reading ---------------------------------------------------------------------------
 def _lines(path, name):
-    """(line number, object) for each line of the log, or a one-line ReplayError."""
+    """(line number, object) for each line of the log, or a one-line ReplayError.
+    A last line cut short (no newline, not JSON: a write the recording's end
+    interrupted) ends the log before it."""
     data = read_user_file(path, name, "replay log", ReplayError, max_bytes=MAX_LOG_BYTES)
-    for no, raw in enumerate(data.splitlines(keepends=True), 1):
+    raws = data.splitlines(keepends=True)
+    for no, raw in enumerate(raws, 1):
         try:
             obj = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
         except RecursionError:
@@ -108,8 +115,9 @@ def _lines(path, name):
         except (UnicodeDecodeError, ValueError):
             if no == 1:
                 raise ReplayError(f"{name}: not an abound replay log (line 1 is not a JSON object)") from None
-            cut = "" if raw.endswith(b"\n") else " (the file is cut short)"
-            raise ReplayError(f"{name}: line {no}: not valid JSON{cut}") from None
+            if no == len(raws) and not raw.endswith(b"\n"):
+                return
+            raise ReplayError(f"{name}: line {no}: not valid JSON") from None
         deep = too_deep(obj) if obj is not None else ()
         if deep is not None:
             at = f" at {show_path(deep)}" if deep else ""
@@ -174,10 +182,15 @@ def _check_action(obj, box):
 
 
 class ReplayLog:
-    """A checked replay log: ``header`` (dict), ``frames`` and ``steps`` (the totals); events() reads it again."""
+    """A checked replay log: ``header`` (dict), ``frames`` and ``steps`` (the totals); events() reads it again.
 
-    def __init__(self, path, header, frames, steps, final):
+    ``final``: the recorded final state's digest, or None where the log was
+    cut short (then ``last_line`` is the line of its last frame record, where
+    its replay ends; ``cut_note()`` says so)."""
+
+    def __init__(self, path, header, frames, steps, final, last_line=None):
         self.path, self.header, self.frames, self.steps, self.final = path, header, frames, steps, final
+        self.last_line = last_line
 
     @property
     def window(self):
@@ -185,10 +198,20 @@ class ReplayLog:
 
     def events(self):
         """(line number, record) of the actions and frame records after the header, in
-        order (the end record last)."""
+        order (the end record last; a log cut short ends with its last frame record)."""
         it = _lines(self.path, self.path)
         next(it)
-        yield from it
+        for no, obj in it:
+            yield no, obj
+            if no == self.last_line:
+                return
+
+    def cut_note(self):
+        """One line for a log that was cut short (None for a whole one)."""
+        if self.final is not None:
+            return None
+        return (f"abound: note: {self.path} was cut short (no end record) after {self.frames} recorded "
+                f"frame{'s' if self.frames != 1 else ''}: they replay, with no final state to compare")
 
     def build_simulation(self):
         """The Simulation the recorded run started from (checked against the recorded digest)."""
@@ -224,6 +247,7 @@ def read_replay(path):
     steps = frame_start = frames = 0
     box = _box(header)
     end = None
+    last_frame_line = None
     for no, obj in lines:
         where = f"{name}: line {no}"
         if end is not None:
@@ -249,6 +273,7 @@ def read_replay(path):
             _check_steps(where, s, frame_start + s)
             steps = frame_start = frame_start + s
             frames += 1
+            last_frame_line = no
         elif obj.get("end") is True:
             if obj.get("frames") != frames or obj.get("steps") != steps or not isinstance(obj.get("state"), str):
                 raise ReplayError(f"{where}: the end record does not match the log "
@@ -257,7 +282,9 @@ def read_replay(path):
         else:
             raise ReplayError(f"{where}: neither an action, a frame nor the end")
     if end is None:
-        raise ReplayError(f"{name}: truncated: no end record after {frames} frames (the recording was cut short)")
+        if not frames:
+            raise ReplayError(f"{name}: cut short before its first frame: nothing to replay")
+        return ReplayLog(name, header, frames, frame_start, None, last_line=last_frame_line)
     return ReplayLog(name, header, frames, steps, end["state"])
 
 

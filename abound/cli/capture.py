@@ -156,6 +156,8 @@ def _run_replay(args):
         if not args.frames:
             print(f"abound: error: {args.replay}: the recording has no frames", file=sys.stderr)
             return 2
+        if log.cut_note():
+            print(log.cut_note(), file=sys.stderr)
         status = _write(render_replay(log, args.size, args.frames), args, 60.0)
     except (ReplayError, RenderError) as exc:
         print(f"abound: error: {exc}", file=sys.stderr)

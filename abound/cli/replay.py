@@ -6,7 +6,9 @@ each drawn frame after the same number of steps as in the recording, so the
 run is reproduced bit for bit on the same machine. Keys only quit (Esc, Q),
 toggle the HUD (H), go fullscreen (F) or save a screenshot (S). At the end of
 the log the last frame stays up (with ``--headless`` the command ends); a
-final state that differs from the recorded one is reported.
+final state that differs from the recorded one is reported. A log cut short
+(no end record) replays up to its last frame, with a note that there is no
+final state to compare.
 """
 import sys
 from abound.cli.args import count, plural
@@ -25,10 +27,13 @@ def run(args):
     from abound.replay import Replayer, ReplayError, read_replay
     from abound.render.style import RenderError
     try:
-        replayer = Replayer(read_replay(args.file))
+        log = read_replay(args.file)
+        replayer = Replayer(log)
     except ReplayError as exc:
         print(f"abound: error: {exc}", file=sys.stderr)
         return 2
+    if log.cut_note():
+        print(log.cut_note(), file=sys.stderr)
     from abound.cli.demo import DemoApp, exit_status
     try:
         app = DemoApp(replay=replayer, headless=True if args.headless else None, frames=args.frames)
@@ -41,7 +46,7 @@ def run(args):
     except (ReplayError, RenderError) as exc:
         print(f"abound: error: {exc}", file=sys.stderr)
         return 2
-    if replayer.done and not replayer.matches:
+    if replayer.done and replayer.matches is False:
         print(f"abound: warning: {args.file}: the replay's final state differs from the recorded one "
               f"(another machine or abound version?)", file=sys.stderr)
         return 1
