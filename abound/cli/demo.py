@@ -113,15 +113,21 @@ class FrameRate:
         return self.fps
 
 
-def _unused(path):
-    """path, or path with -2, -3, ... before its suffix: the first name no file has. Screenshots
-    are named by the second; several in one second overwrote one another, and an old one."""
+def _save_png_new(image, path):
+    """Save image as a PNG at path, or with -2, -3, ... before its suffix: the first name no
+    file has, taken with an exclusive create so that two demos saving at once never write
+    one file. Screenshots are named by the second; several in one second overwrote one
+    another, and an old one. Returns the path written."""
     k = 1
     candidate = path
-    while os.path.lexists(candidate):  # (a dangling link too: the save would write through it)
-        k += 1
-        candidate = path.with_name(f"{path.stem}-{k}{path.suffix}")
-    return candidate
+    while True:
+        try:
+            with open(candidate, "xb") as f:  # (fails on a dangling link too: the save would write through it)
+                image.save(f, format="PNG")
+            return candidate
+        except FileExistsError:
+            k += 1
+            candidate = path.with_name(f"{path.stem}-{k}{path.suffix}")
 
 
 class DemoApp:
@@ -480,9 +486,16 @@ class DemoApp:
         self.window.switch_to()
         self.draw(self.sim, exact=True)  # the state now (after any steps running in the background)
         frame = self.read_frame()
-        if path is None:
-            path = _unused(Path(self.screenshot_dir) / time.strftime("abound-%Y%m%d-%H%M%S.png"))
-        Image.fromarray(frame, "RGBA").save(path)
+        image = Image.fromarray(frame, "RGBA")
+        try:
+            if path is None:
+                path = _save_png_new(image, Path(self.screenshot_dir) / time.strftime("abound-%Y%m%d-%H%M%S.png"))
+            else:
+                image.save(path)
+        except OSError as exc:  # (a key press in a full or read-only folder: say so, keep running)
+            where = path if path is not None else Path(self.screenshot_dir) / "abound-*.png"
+            print(f"abound: could not save the screenshot {where}: {exc.strerror or exc}", file=sys.stderr)
+            return None
         print(f"saved {path}", file=sys.stderr)
         return path
 

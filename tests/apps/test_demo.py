@@ -150,6 +150,16 @@ def test_screenshots_in_one_second_are_all_kept(app, tmp_path):
     assert second != first and first.read_bytes() == b"kept"
 
 
+def test_a_screenshot_that_cannot_be_saved_is_one_line_and_the_demo_goes_on(app, tmp_path, capsys):
+    gone = tmp_path / "gone"  # (a folder that went away; as root a read-only one would still take it)
+    app.screenshot_dir = str(gone)
+    capsys.readouterr()
+    app.on_key_press(keys().S, 0)
+    err = capsys.readouterr().err
+    assert err.startswith(f"abound: could not save the screenshot {gone}") and err.count("\n") == 1
+    assert app.tick(DT) >= 0 and not app.closing
+
+
 def test_demo_frame_equals_capture_frame_and_shows_the_physics(app, tmp_path):
     for _ in range(5):
         app.tick(DT)
