@@ -9,14 +9,21 @@ equal discs), and we say how many balls did fit.
 Small bodies live in a uniform grid whose cell is the largest spawned
 diameter, so a candidate only looks at the 3 x 3 cells around it; bodies
 larger than that (big explicit balls) are checked one by one, and each wall
-segment is registered in every cell within one cell of its bounding box.
+segment is registered in the cells around points half a cell apart along
+it (a ball within half a cell of it lies in a cell next to one of those).
+A wall longer than MAX_SEGMENT_CELLS such points is checked against every
+ball instead: a wall across a large box with balls a pixel wide would be
+filed under millions of cells (its bounding box's cells, as it was: a
+4,000 px diagonal took 6 s and 1 GB to check, a 10,000 px one 6 GB).
 """
+import itertools
 import math
 
 import numpy as np
 
 ATTEMPTS = 300
 CHUNK = 256  # balls whose candidates are drawn at once
+MAX_SEGMENT_CELLS = 4096  # points along a wall filed in the grid; a longer wall is checked against every ball
 
 
 class Placer:
@@ -25,6 +32,7 @@ class Placer:
         self.grid = {}      # (i, j) -> list of (x, y, r)
         self.big = []       # (x, y, r) with r > cell / 2
         self.seg_cells = {}  # (i, j) -> list of (x0, y0, x1, y1)
+        self.long_segs = []  # (x0, y0, x1, y1) longer than MAX_SEGMENT_CELLS half cells
 
     def _key(self, x, y):
         c = self.cell
@@ -37,12 +45,20 @@ class Placer:
             self.grid.setdefault(self._key(x, y), []).append((x, y, r))
 
     def add_segment(self, x0, y0, x1, y1):
-        i0, j0 = self._key(min(x0, x1), min(y0, y1))
-        i1, j1 = self._key(max(x0, x1), max(y0, y1))
         seg = (x0, y0, x1, y1)
-        for i in range(i0 - 1, i1 + 2):
-            for j in range(j0 - 1, j1 + 2):
-                self.seg_cells.setdefault((i, j), []).append(seg)
+        # points at most half a cell apart: the nearest to a ball within half a cell
+        # of the wall is within 3/4 of a cell of it, so in one of its 3 x 3 cells
+        n = math.ceil(2.0 * math.hypot(x1 - x0, y1 - y0) / self.cell)
+        if n > MAX_SEGMENT_CELLS:
+            self.long_segs.append(seg)
+            return
+        cells = set()
+        for k in range(n + 1):
+            t = k / n if n else 0.0
+            i, j = self._key(x0 + t * (x1 - x0), y0 + t * (y1 - y0))
+            cells.update((i + di, j + dj) for di in (-1, 0, 1) for dj in (-1, 0, 1))
+        for key in cells:
+            self.seg_cells.setdefault(key, []).append(seg)
 
     def free(self, x, y, r):
         """True when a ball (x, y, r) overlaps nothing placed so far (r <= cell / 2)."""
@@ -60,7 +76,7 @@ class Placer:
             dx, dy = x - bx, y - by
             if dx * dx + dy * dy < s * s:
                 return False
-        for (x0, y0, x1, y1) in self.seg_cells.get((i, j), ()):
+        for (x0, y0, x1, y1) in itertools.chain(self.seg_cells.get((i, j), ()), self.long_segs):
             ex, ey = x1 - x0, y1 - y0
             u = ((x - x0) * ex + (y - y0) * ey) / (ex * ex + ey * ey)
             u = 0.0 if u < 0.0 else (1.0 if u > 1.0 else u)
