@@ -680,7 +680,7 @@ class DemoApp:
 
 @contextlib.contextmanager
 def _signals_quit(app):
-    """Ctrl-C (SIGINT) and SIGTERM quit ``app`` as Esc does, between two events: a
+    """Ctrl-C (SIGINT), SIGTERM and SIGHUP quit ``app`` as Esc does, between two events: a
     KeyboardInterrupt in the middle of a step or a frame would leave a replay log
     that no longer matches the state. A second signal while quitting stops at once."""
     if threading.current_thread() is not threading.main_thread():
@@ -695,8 +695,13 @@ def _signals_quit(app):
         app.stopped_by = signum
         app.quit()
 
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        previous[signum] = signal.signal(signum, handler)
+    # (SIGHUP: the terminal or the SSH session it ran from closed; it had ended the demo
+    # at once, its replay log without an end record)
+    # A signal ignored by whoever started the demo (nohup, a shell's background job) stays
+    # ignored, as Python leaves an ignored SIGINT.
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            previous[signum] = signal.signal(signum, handler)
     try:
         yield
     finally:

@@ -4,10 +4,10 @@
 private Xvfb and is ended, at a random moment, each way a user ends it: Esc
 and Q (real key presses through XTEST, by ``xdotool``), the window's close
 button (the WM_DELETE_WINDOW message a window manager sends), Ctrl-C
-(SIGINT) and ``--frames``. Then ``abound replay r.jsonl --headless`` must
+(SIGINT), the terminal closing (SIGHUP) and ``--frames``. Then ``abound replay r.jsonl --headless`` must
 exit 0 with nothing on stderr: the log is whole (an end record that matches
 its frames and steps) and the replayed final state is bit-identical to the
-recorded one (its digest). The demo's own exit status: 0, or 130 after Ctrl-C.
+recorded one (its digest). The demo's own exit status: 0, or 128 + the signal after one.
 """
 import os
 import random
@@ -52,10 +52,12 @@ elif way == "close":
     xlib.XFlush(dpy)
 elif way == "ctrl-c":
     demo.send_signal(signal.SIGINT)
+elif way == "hangup":
+    demo.send_signal(signal.SIGHUP)
 sys.exit(demo.wait(timeout=120))
 '''
 
-WAYS = {"Escape": 0, "q": 0, "close": 0, "ctrl-c": 130, "frames": 0}
+WAYS = {"Escape": 0, "q": 0, "close": 0, "ctrl-c": 130, "hangup": 129, "frames": 0}
 REPEATS = 3  # the race the issue saw hit about one run in two
 
 
@@ -81,6 +83,33 @@ def test_every_way_of_quitting_leaves_a_log_that_replays_bit_for_bit(tmp_path, w
         server.stop()
     assert demo.returncode == WAYS[way], (demo.returncode, demo.stderr[-2000:])
     assert "Traceback" not in demo.stderr, demo.stderr[-2000:]
+    replay = subprocess.run([sys.executable, "-m", "abound", "replay", str(log), "--headless"],
+                            cwd=tmp_path, env=env(), capture_output=True, text=True, timeout=300)
+    assert (replay.returncode, replay.stderr) == (0, ""), replay.stderr
+
+
+def test_a_demo_started_with_hangups_ignored_keeps_running_through_one(tmp_path):
+    # nohup abound demo ...: SIGHUP ignored by whoever started it stays ignored (the
+    # demo quits on a SIGHUP otherwise, closing its log); SIGTERM then ends it, log whole
+    import signal
+    import time
+    log = tmp_path / "r.jsonl"
+    demo = subprocess.Popen([sys.executable, "-m", "abound", "demo", "drop", "--headless", "--record", str(log)],
+                            cwd=tmp_path, env=env(), stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    try:
+        deadline = time.monotonic() + 240
+        while (not log.exists() or log.read_text().count('{"frame"') < 5) and time.monotonic() < deadline:
+            assert demo.poll() is None, demo.stderr.read()
+            time.sleep(0.2)
+        demo.send_signal(signal.SIGHUP)
+        time.sleep(1.0)
+        assert demo.poll() is None, "a SIGHUP the demo was started to ignore ended it"
+        demo.send_signal(signal.SIGTERM)
+        assert demo.wait(timeout=60) == 128 + signal.SIGTERM
+    finally:
+        if demo.poll() is None:
+            demo.kill()
     replay = subprocess.run([sys.executable, "-m", "abound", "replay", str(log), "--headless"],
                             cwd=tmp_path, env=env(), capture_output=True, text=True, timeout=300)
     assert (replay.returncode, replay.stderr) == (0, ""), replay.stderr
