@@ -43,6 +43,10 @@ FIRST_STEP_BALLS = 5000  # more balls: not even one reference step is tried (a h
 # a 960x540 window takes the reference engine 7 s, rain 35 s), deeper than this share of a
 # radius: that step waits for the fast engine
 SETTLE_OVERLAP = 0.01
+# s: how long a loop that must take every step (abound capture) waits for the fast engine
+# where numba's cache is warm (loading takes a fraction of a second, where one reference
+# step of a big or fast scene had taken 3 to 40 s) before it steps on the reference engine
+CACHE_LOAD_WAIT = 10.0
 
 
 def wanted_backend(name):
@@ -109,6 +113,7 @@ class Warmup:
         self._t0 = time.perf_counter()
         self._slow = False        # a reference step took longer than SLOW_STEP
         self._tried = False       # a reference step was tried
+        self._looked = False      # step() has looked whether numba's cache is warm
         self._thread = threading.Thread(target=self._run, name="abound-fast-engine", daemon=True)
         _warmups.append(self)
         self._thread.start()
@@ -208,8 +213,13 @@ class Warmup:
 
     def step(self, sim, contacts=False):
         """One step of ``sim`` for a loop that must take every step (``abound capture``): on the
-        reference engine while its steps are quick, else after waiting for the fast one.
+        reference engine while its steps are quick, else after waiting for the fast one. On a
+        warm cache the first waits up to CACHE_LOAD_WAIT for the fast engine to load.
         contacts: as Simulation.step's."""
+        if not self._looked:
+            self._looked = True
+            if not self.done.is_set() and not self.compiling and not _cache_is_cold():
+                self.wait(CACHE_LOAD_WAIT)
         self.switch(sim)
         if sim.backend == "reference" and not self.done.is_set() and not self.steps(sim, 1):
             self.wait()

@@ -354,3 +354,24 @@ def test_bench_on_the_reference_engine_says_nothing_of_compiling(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "abound", "bench", "drop", "--frames", "1", "--backend",
                            "reference"], env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+
+
+def test_a_capture_on_a_warm_cache_takes_its_first_step_on_the_fast_engine():
+    # (found by a new user: capture's first step went to the plain-Python engine while the
+    # fast one was still loading from numba's cache, a fraction of a second: 3 s for 4,000
+    # fast balls, 40 s for a scene of extreme speeds). Run in a process of its own, after
+    # another has filled the cache: no reference step, the first already on the fast engine.
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    subprocess.run([sys.executable, "-c", "from abound.warmup import compile_here; compile_here()"],
+                   check=True, timeout=900, env=env)
+    code = r"""
+from abound import Simulation, warmup
+sim = Simulation.from_config("default", backend="fast")  # (few balls: a reference step is allowed)
+warm = warmup.start(sim, quiet=True)
+assert warm is not None and sim.backend == "reference"
+warm.step(sim)
+print(sim.backend, warm._tried)
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.split() == ["fast", "False"], proc.stdout
