@@ -5,6 +5,17 @@ import argparse
 import math
 
 
+def file_name(text):
+    """A file or folder name: not empty (an unset shell variable, --record "$LOG", had
+    given '' and the run went on writing nothing)."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty name")
+    return text
+
+
+file_name.__name__ = "name"
+
+
 def count(lo):
     """An integer >= lo."""
     def conv(text):

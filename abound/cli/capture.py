@@ -9,7 +9,7 @@ import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from abound.cli.args import count, image_size, plural
+from abound.cli.args import count, file_name, image_size, plural
 from abound.cli.outputs import (FRAME_NAME, OutputError, VideoWriter, add_force, check_distinct, check_file,
                                 check_frames_dir, finish_video)
 
@@ -17,11 +17,11 @@ from abound.cli.outputs import (FRAME_NAME, OutputError, VideoWriter, add_force,
 def add_arguments(parser):
     parser.add_argument("scene", nargs="?", metavar="SCENE",
                         help="scene file or shipped scene name (default: the embedded default scene)")
-    parser.add_argument("--replay", metavar="FILE",
+    parser.add_argument("--replay", type=file_name, metavar="FILE",
                         help="render a run recorded with 'abound demo --record FILE' instead of a scene")
     parser.add_argument("--frames", type=count(1), metavar="N",
                         help="frames to write (default 60; with --replay, every recorded frame)")
-    parser.add_argument("--out", metavar="DIR", help="directory for the numbered PNGs frame_00000.png, ... (made, with its parents, if missing)")
+    parser.add_argument("--out", type=file_name, metavar="DIR", help="directory for the numbered PNGs frame_00000.png, ... (made, with its parents, if missing)")
     parser.add_argument("--every", type=count(1), default=1, metavar="K",
                         help="physics steps between written frames (default 1)")
     parser.add_argument("--size", type=image_size, metavar="WxH",
@@ -29,9 +29,9 @@ def add_arguments(parser):
                              "the box is scaled to fit)")
     parser.add_argument("--seed", type=count(0), metavar="S", help="override the scene's seeds")
     parser.add_argument("--balls", type=count(1), metavar="N", help="total number of random ([[spawn]]) balls")
-    parser.add_argument("--gif", metavar="FILE", help="also write an animated GIF (Pillow)")
-    parser.add_argument("--mp4", metavar="FILE", help="also write an MP4 video (needs ffmpeg on the PATH)")
-    parser.add_argument("--wav", metavar="FILE",
+    parser.add_argument("--gif", type=file_name, metavar="FILE", help="also write an animated GIF (Pillow)")
+    parser.add_argument("--mp4", type=file_name, metavar="FILE", help="also write an MP4 video (needs ffmpeg on the PATH)")
+    parser.add_argument("--wav", type=file_name, metavar="FILE",
                         help="also write the contacts' soundtrack, a click per contact (16-bit mono WAV, "
                              "as long as the frames at --every steps a frame; abound/sound.py; not with --replay)")
     add_force(parser, "the --gif, --mp4 and --wav files and the frames in --out")

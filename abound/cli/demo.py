@@ -42,7 +42,7 @@ import time
 import numpy as np
 
 from abound.control import BACKENDS, GRAVITY_FACTOR, TILT_DEGREES, Controller
-from abound.cli.args import count, image_size
+from abound.cli.args import count, file_name, image_size
 from abound.cli.outputs import VIDEO, VideoWriter, add_force, check_distinct, check_file, finish_video
 from abound.pacing import MAX_STEPS_PER_FRAME, Pacer
 FLING_GAIN = 4.0       # velocity (px/s) per pixel of drag
@@ -84,9 +84,9 @@ def add_arguments(parser):
     parser.add_argument("--balls", type=count(1), metavar="N", help="total number of random ([[spawn]]) balls")
     parser.add_argument("--backend", choices=("auto",) + BACKENDS, help="physics backend (default: the scene's)")
     parser.add_argument("--seed", type=count(0), metavar="S", help="override the scene's seeds")
-    parser.add_argument("--record", metavar="FILE",
+    parser.add_argument("--record", type=file_name, metavar="FILE",
                         help="record the run (scene, seed and your inputs) to a replay log for 'abound replay'")
-    parser.add_argument("--video", metavar="FILE",
+    parser.add_argument("--video", type=file_name, metavar="FILE",
                         help="record the window's frames to a video (.mp4, needs ffmpeg) or a .gif")
     add_force(parser, "the --record and --video files")
     parser.add_argument("--sound", action="store_true",

@@ -11,13 +11,13 @@ final state that differs from the recorded one is reported. A log cut short
 final state to compare.
 """
 import sys
-from abound.cli.args import count, plural
+from abound.cli.args import count, file_name, plural
 
 
 
 
 def add_arguments(parser):
-    parser.add_argument("file", metavar="FILE", help="a replay log written by 'abound demo --record FILE'")
+    parser.add_argument("file", type=file_name, metavar="FILE", help="a replay log written by 'abound demo --record FILE'")
     parser.add_argument("--frames", type=count(1), metavar="N", help="quit after N frames")
     parser.add_argument("--headless", action="store_true",
                         help="draw offscreen (EGL) with no display; ends with the log")
