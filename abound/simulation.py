@@ -28,10 +28,12 @@ class StepStats:
 
     ball_ball, ball_wall: contacts resolved (ball-wall counts segment faces,
     end points and the box); events: every event processed, including a
-    sliding ball leaving its support; frozen: balls over the per-ball event
-    budget, stopped for the rest of the step (normally none), and, with
-    contact clusters, balls wedged among cluster balls that wait for the
-    next tick (at most 2 ms away) where they are; stopped: a
+    sliding ball leaving its support; frozen: times a ball went over the
+    per-ball event budget and stopped for the rest of the step or of its
+    part (normally none), and, with contact clusters, a ball wedged among
+    cluster balls waited for the next tick (at most 2 ms away) where it is
+    (counted each time: a ball may count in each part of a split step, up
+    to 8, and at each tick, so this may exceed the number of balls); stopped: a
     step budget ran out, and every ball stopped short of the step's end, at
     the first event left unresolved (normally False); collapsed: balls
     caught in a rattle of rapid lossy contacts (an inelastic collapse) that

@@ -155,12 +155,12 @@ def run(args):
     print(f"largest overlap:    {r['max_overlap']:.3e} x radius")
     print(f"escaped balls:      {r['escaped']} (centre outside the box)")
     if r["frozen_total"]:  # StepStats.frozen
-        print(f"frozen balls:       {r['frozen_total']} (over the per-ball event budget: stopped until "
-              f"the end of a step; with contact clusters also balls wedged among them, stopped "
-              f"until the next tick)")
+        print(f"freezes:            {r['frozen_total']} (a ball over the per-ball event budget, stopped "
+              f"until the end of a step or of its part; with contact clusters also a ball wedged among "
+              f"them, stopped until the next tick: counted each time, over all frames)")
     if r.get("collapsed_total"):  # StepStats.collapsed (the pymunk comparison has none)
-        print(f"collapsed balls:    {r['collapsed_total']} (rattles the rest model stopped: asleep, "
-              f"or frozen until the end of a step)")
+        print(f"collapses:          {r['collapsed_total']} (rattles the rest model stopped: a ball asleep, "
+              f"or frozen until the end of a step; counted each time, over all frames)")
     if r["stopped_steps"]:
         print(f"stopped steps:      {r['stopped_steps']} (a step's budget ran out: its balls lost time)")
     return 0

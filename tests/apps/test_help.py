@@ -2,10 +2,12 @@
 
 ``abound demo --help`` lists the keys (the same keys as README's table),
 ``abound saver --help`` xscreensaver's options, and ``abound bench``'s
-"frozen balls" line counts what its name says: balls over the per-ball
-event budget (``StepStats.frozen``), and the rattles the rest model stops
-have a line of their own, "collapsed balls" (``StepStats.collapsed``); the
-frozen count held both before, under "event budget exhausted".
+"freezes" line counts what its name says: times a ball went over the
+per-ball event budget (``StepStats.frozen``; it was "frozen balls", and a
+new user found 400 of them in a scene of 50 balls: a ball counts in each
+part of a step), and the rattles the rest model stops have a line of their
+own, "collapses" (``StepStats.collapsed``); the frozen count held both
+before, under "event budget exhausted".
 """
 import json
 import os
@@ -138,11 +140,11 @@ def test_bench_frozen_line_counts_the_frozen_balls_and_says_which(tmp_path, scen
     if scene == "heap":
         assert collapsed > 0 and frozen_in_small_steps == 0  # rattles are collapses, not budget stops
     text = abound("bench", str(source), "--frames", str(frames), "--threads", "1").stdout
-    lines = [line for line in text.splitlines() if line.startswith("frozen balls:")]
+    lines = [line for line in text.splitlines() if line.startswith("freezes:")]
     assert len(lines) == (1 if frozen else 0), text
     if frozen:
         assert "per-ball event budget" in lines[0] and "rattle" not in lines[0], lines[0]
-    rattles = [line for line in text.splitlines() if line.startswith("collapsed balls:")]
+    rattles = [line for line in text.splitlines() if line.startswith("collapses:")]
     assert len(rattles) == (1 if collapsed else 0), text
     if collapsed:
-        assert rattles[0].startswith(f"collapsed balls:    {collapsed} (rattles"), rattles[0]
+        assert rattles[0].startswith(f"collapses:          {collapsed} (rattles"), rattles[0]
