@@ -24,6 +24,7 @@ checks a whole log (a bad one raises :class:`ReplayError`, one line) and
 :class:`Replayer` runs it through a :class:`~abound.control.Controller`, one
 drawn frame at a time. GL-free.
 """
+import contextlib
 import json
 import math
 
@@ -72,8 +73,18 @@ class ReplayWriter:
                      "backend": sim.backend, "ball_toi": sim.ball_toi, "dt": sim.dt,
                      "window": [int(window[0]), int(window[1])], "start": state_digest(sim)})
 
+    @contextlib.contextmanager
+    def _named(self):
+        """An OSError writing the log (a full disk) names the log: it had said only
+        "No space left on device"."""
+        try:
+            yield
+        except OSError as exc:
+            raise OSError(exc.errno, f"cannot write the replay log: {exc.strerror or exc}", self.path) from None
+
     def _write(self, obj):
-        self._file.write(_dumps(obj) + "\n")
+        with self._named():
+            self._file.write(_dumps(obj) + "\n")
 
     def action(self, step, action):
         self._step = step
@@ -82,7 +93,8 @@ class ReplayWriter:
     def frame(self, steps):
         """A frame was drawn after ``steps`` physics steps of the run in total."""
         self._write({"frame": self.frames, "steps": int(steps - self._last_frame_step)})
-        self._file.flush()  # a crash loses at most the frame being drawn
+        with self._named():
+            self._file.flush()  # a crash loses at most the frame being drawn
         self._last_frame_step = steps
         self.frames += 1
 
@@ -95,9 +107,17 @@ class ReplayWriter:
         """Finish the log: the counts and the final state's digest."""
         if self._file is None:
             return
-        self._write({"end": True, "frames": self.frames, "steps": int(steps), "state": state_digest(sim)})
-        self._file.close()
-        self._file = None
+        file, self._file = self._file, None
+        try:
+            with self._named():
+                file.write(_dumps({"end": True, "frames": self.frames, "steps": int(steps),
+                                   "state": state_digest(sim)}) + "\n")
+                file.flush()
+        finally:
+            try:
+                file.close()
+            except OSError:
+                pass  # (what it could not flush was said above)
 
 
 # -- reading ---------------------------------------------------------------------------

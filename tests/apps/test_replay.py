@@ -309,3 +309,19 @@ def test_an_action_the_state_refuses_names_the_log_line(recorded, tmp_path):
             pass
     message = str(info.value)
     assert message.startswith(f"{bad}: line 2: action 'add' at step 0: ") and "box" in message, message
+
+
+def test_a_log_that_cannot_be_written_names_itself(tmp_path, capsys):
+    # a full disk under --record had said "abound: error: No space left on device", naming no file
+    # (/dev/full: every write fails with ENOSPC, as on a full disk)
+    from abound.replay import ReplayWriter
+    sim = Simulation.from_config(SCENE)
+    writer = ReplayWriter("/dev/full", sim, (W, H))
+    with pytest.raises(OSError) as info:
+        writer.frame(1)
+    assert info.value.filename == "/dev/full" and "No space left" in str(info.value)
+    with pytest.raises(OSError) as info:
+        writer.close(sim, 1)
+    assert info.value.filename == "/dev/full"
+    writer.close(sim, 1)  # (closed: a second close does nothing)
+    assert str(info.value) == "[Errno 28] cannot write the replay log: No space left on device: '/dev/full'"
