@@ -84,6 +84,18 @@ def check_distinct(outputs):
         seen[key] = f"{option} {path}"
 
 
+def check_not_the_scene(outputs, scene):
+    """Refuse an output that names the scene file being run: ``outputs`` as check_distinct's,
+    scene the SCENE argument (``demo my.toml --record my.toml --force`` replaced the
+    hand-written scene with the log)."""
+    if not scene or not os.path.isfile(scene):
+        return  # (a shipped scene's name, or none)
+    key = os.path.realpath(scene)
+    for option, path in outputs:
+        if path and os.path.realpath(path) == key:
+            raise OutputError(f"{option} {path}: the scene file being run: give the output a file of its own")
+
+
 def check_frames_dir(path, option="--out", force=False):
     """Check a directory for numbered PNG frames before the run (it may exist, or is made).
 

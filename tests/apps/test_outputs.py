@@ -58,6 +58,7 @@ def setup(folder):
     (folder / "a_file").write_bytes(b"not touched")
     (folder / "frames").mkdir()
     (folder / "frames" / "frame_00000.png").write_bytes(b"not touched")
+    (folder / "my.toml").write_text("[[spawn]]\ncount = 3\n")
 
 
 DEMO = ["demo", "drop", "--headless", *SMALL]
@@ -102,6 +103,9 @@ REFUSED = [
     (DEMO + ["--video", "v.gif", "--record", "v.gif"], "--video v.gif", "same file as --record v.gif"),
     (DEMO + ["--video", "v.gif", "--record", "./v.gif", "--force"], "--video v.gif", "same file"),
     (CAPTURE + ["--wav", "a.wav", "--gif", "x.gif", "--mp4", "x.gif"], "--mp4 x.gif", "same file as --gif"),
+    # the scene being run: --force had let the log replace it
+    (["demo", "my.toml", "--headless", *SMALL, "--record", "./my.toml", "--force"], "--record ./my.toml",
+     "the scene file being run"),
 ]
 
 
