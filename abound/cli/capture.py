@@ -169,11 +169,25 @@ def _run_replay(args):
 
 
 def _wrote(args):
-    wrote = [f"{plural(args.frames, 'PNG')} in {args.out}"] if args.out else []
+    stale = getattr(args, "stale_removed", 0)
+    also = f" (and removed {plural(stale, 'frame')} of an earlier run there)" if stale else ""
+    wrote = [f"{plural(args.frames, 'PNG')} in {args.out}{also}"] if args.out else []
     wrote += [f"GIF {args.gif}"] if args.gif else []
     wrote += [f"MP4 {args.mp4}"] if args.mp4 else []
     wrote += [f"WAV {args.wav}"] if getattr(args, "wav", None) else []
     return ", ".join(wrote)
+
+
+def _remove_stale_frames(out, written):
+    """Remove the numbered frames from written on that an earlier, longer run left in out
+    (--force): a sequence that went on with another run's frames made a video of both."""
+    removed = 0
+    for path in out.glob("frame_*.png"):
+        number = path.stem[len("frame_"):]
+        if number.isdigit() and len(number) >= 5 and int(number) >= written and path.name == FRAME_NAME.format(int(number)):
+            path.unlink()
+            removed += 1
+    return removed
 
 
 def _say_how_it_draws():
@@ -194,9 +208,11 @@ def _write(frames, args, fps):
     progress = _Progress(args.frames)
     pool = ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1)))
     pending = []
+    written = 0
     try:
         try:
             for k, frame in enumerate(frames):
+                written = k + 1
                 if out is not None:
                     pending.append(pool.submit(_save_png, frame, out / FRAME_NAME.format(k)))
                     if len(pending) > 16:  # bound the memory held by queued frames
@@ -213,6 +229,8 @@ def _write(frames, args, fps):
             pool.shutdown(wait=True)
         for video in videos:
             finish_video(video)
+        if out is not None:
+            args.stale_removed = _remove_stale_frames(out, written)
     except BaseException:  # Ctrl-C or a failure: no video is left half written (one finished stays)
         for video in videos:
             video.abort()

@@ -15,6 +15,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PIL import Image
 
@@ -191,6 +192,26 @@ def test_force_overwrites_with_a_valid_file(tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg not installed")
+def test_force_into_frames_of_a_longer_run_leaves_only_this_runs_frames(tmp_path):
+    # 6 frames of drop, then 2 of galton with --force: frames 2 to 5 of the first run had
+    # stayed, and frame_%05d.png made one video of two scenes
+    first = abound(["capture", "drop", "--frames", "6", "--size", "64x48", "--out", "seq"], tmp_path)
+    assert first.returncode == 0, first.stderr
+    (tmp_path / "seq" / "notes.txt").write_text("kept")
+    (tmp_path / "seq" / "frame_final.png").write_bytes(b"kept: not a numbered frame")
+    second = abound(["capture", "galton", "--frames", "2", "--size", "64x48", "--out", "seq", "--force"], tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert sorted(p.name for p in (tmp_path / "seq").iterdir()) == [
+        "frame_00000.png", "frame_00001.png", "frame_final.png", "notes.txt"]
+    fresh = abound(["capture", "galton", "--frames", "2", "--size", "64x48", "--out", "fresh"], tmp_path)
+    assert fresh.returncode == 0, fresh.stderr
+    for k in range(2):
+        name = f"frame_{k:05d}.png"
+        assert np.array_equal(np.asarray(Image.open(tmp_path / "seq" / name)),
+                              np.asarray(Image.open(tmp_path / "fresh" / name))), name
+    assert "removed 4 frames of an earlier run" in second.stdout
+
+
 def test_force_overwrites_an_mp4_with_a_valid_video(tmp_path):
     setup(tmp_path)
     proc = abound(CAPTURE + ["--mp4", "existing.mp4", "--force"], tmp_path)
