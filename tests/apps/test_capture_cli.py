@@ -50,6 +50,20 @@ def test_mp4(scene, tmp_path):
     assert (tmp_path / "a.mp4").stat().st_size > 0
 
 
+def test_an_mp4_of_odd_sides_is_padded_and_says_so(scene, tmp_path, capsys):
+    # H.264 takes even sides: 161x121 frames make a 162x122 video (ffprobe reads it), which
+    # the capture now says instead of printing only the frames' size
+    import subprocess
+    path = tmp_path / "odd.mp4"
+    capsys.readouterr()
+    assert main(["capture", str(scene), "--frames", "2", "--size", "161x121", "--mp4", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert f"--mp4 {path} is 162x122" in err and "column and row" in err
+    probe = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                            "stream=width,height", "-of", "csv=p=0", str(path)], capture_output=True, text=True)
+    assert probe.stdout.strip() == "162,122", probe
+
+
 def test_mp4_without_ffmpeg_is_a_clear_message(scene, tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(shutil, "which", lambda name: None)
     assert main(["capture", str(scene), "--frames", "2", "--mp4", str(tmp_path / "a.mp4")]) == 2
