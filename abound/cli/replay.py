@@ -50,6 +50,9 @@ def run(args):
         print(f"abound: warning: {args.file}: the replay's final state differs from the recorded one "
               f"(another machine or abound version?)", file=sys.stderr)
         return 1
-    if replayer.done and replayer.matches:  # (a window closed early ends it short: nothing to compare)
+    if replayer.done and replayer.matches:
         print(f"replayed {plural(replayer.frames, 'frame')} of {args.file}: the final state matches the recorded one")
+    elif not replayer.done:  # (--frames, or the window closed: it had said nothing)
+        print(f"replayed {replayer.frames} of the {log.frames} recorded frames of {args.file}: stopped before "
+              f"the end, so the final state was not compared")
     return exit_status(app)

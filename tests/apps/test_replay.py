@@ -213,6 +213,11 @@ def test_demo_record_then_replay_commands(tmp_path, capsys):
     assert err == ""
     # a replay that ran to its end says so (it had been silent): the 5 recorded frames
     assert out == f"replayed 5 frames of {log}: the final state matches the recorded one\n"
+    # one stopped short says so, and that nothing was compared (it had printed nothing)
+    assert main(["replay", str(log), "--headless", "--frames", "2"]) == 0
+    out, err = capsys.readouterr()
+    assert (out, err) == (f"replayed 2 of the 5 recorded frames of {log}: stopped before the end, "
+                          f"so the final state was not compared\n", "")
 
 
 def _bad_logs(good):
