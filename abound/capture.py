@@ -17,6 +17,7 @@ on ``DISPLAY`` or on a private Xvfb; without either, a one-line
 :class:`abound.render.RenderError` naming the package to install. This module
 imports pyglet only inside its functions (``import abound.capture`` is cheap).
 """
+import numpy as np
 
 _window = None  # the hidden window whose GL context capture draws with (made once, reused)
 
@@ -97,21 +98,27 @@ def render_frames(scene=None, frames=60, size=(640, 480), every=1, *, seed=None,
     scene: a TOML path, a shipped scene name, a dict (parsed TOML), a
     :class:`abound.Simulation` (stepped in place) or None for the embedded
     default scene. Frame k is the state after ``k * every`` steps of the scene's
-    dt. seed overrides the scene's seeds (not for a Simulation).
+    dt; a Simulation given is in that state while the caller holds frame k
+    (a test may compare the picture with ``sim.positions``: the next frame's
+    steps wait for the next frame). seed overrides the scene's seeds (not for a
+    Simulation). frames (>= 0) and every (>= 1): whole numbers (int), else ValueError.
     """
-    frames, every = int(frames), int(every)
-    if frames < 0 or every < 1:
-        raise ValueError("frames must be >= 0 and every >= 1")
+    from abound.simulation import Simulation
+    for name, v, lo in (("frames", frames, 0), ("every", every, 1)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < lo:
+            raise ValueError(f"{name} must be a whole number >= {lo}, not {v!r}")
     _pixels(size)  # (before the scene is built)
+    given = isinstance(scene, Simulation)
     sim = as_simulation(scene, seed)
     cap = FrameCapture(size, style)
     try:
-        yield from stepped_frames(sim, cap, frames, every)
+        # (its own simulation, which no caller sees, steps beside the drawing)
+        yield from stepped_frames(sim, cap, int(frames), int(every), ahead=not given)
     finally:
         cap.close()
 
 
-def stepped_frames(sim, cap, frames, every, step=None, listeners=()):
+def stepped_frames(sim, cap, frames, every, step=None, listeners=(), ahead=True):
     """Yield ``frames`` pictures from the FrameCapture ``cap``, ``sim`` stepped
     ``every`` times (its dt) between two (render_frames and ``abound capture``).
     step: what takes one step, ``step(contacts=False)`` returning StepStats
@@ -125,7 +132,10 @@ def stepped_frames(sim, cap, frames, every, step=None, listeners=()):
     same states drawn, so the same pictures, in less time. Each picture is
     yielded once the next frame's steps are done (so while a caller looks at
     frame k, ``sim`` is already at frame k + 1's state; after the last frame
-    nothing more is stepped, and a run ends where it always did).
+    nothing more is stepped, and a run ends where it always did). ahead
+    False: each frame's steps run once the caller asks for the frame, so
+    ``sim`` is at frame k's state while the caller holds frame k (the
+    same pictures: render_frames of a Simulation the caller holds).
 
     With trails, the steps between two frames are drawn too, those whose
     trails still show: a frame then looks as the demo shows it (at 60
@@ -147,12 +157,12 @@ def stepped_frames(sim, cap, frames, every, step=None, listeners=()):
     def flash(state):
         return None if hits is None else hits.flash(state.time, len(state))
 
-    if trailing:
+    if trailing or not ahead:
         for k in range(frames):
             if k:
                 for s in range(every):
                     one_step()
-                    if every - 1 - trailing <= s < every - 1:
+                    if trailing and every - 1 - trailing <= s < every - 1:
                         cap.draw(sim, flash(sim))
             yield cap.frame(sim, flash(sim))
         return

@@ -196,3 +196,25 @@ def test_a_frame_size_that_is_no_whole_number_of_pixels_is_refused(size):
     # (32.5, 32) was cut to 32 x 32 without a word; a size of 0 failed inside OpenGL
     with pytest.raises(ValueError, match="size must be two whole numbers of pixels"):
         next(render_frames("galton", frames=1, size=size))
+
+
+def test_a_simulation_given_is_at_the_frames_state_while_its_frame_is_held():
+    # (a new user compared each frame with sim.positions, as the docs suggest for tests of
+    # one's own scenes: without trails, sim was already a frame ahead, its next steps run
+    # beside the drawing). At each frame held: sim.time is k * every * dt and the ball is
+    # drawn where sim.positions says; the pictures are those of a scene stepped apart.
+    y0, r, h, every = 330.0, 10.0, 360, 3
+    sim = Simulation(120, h, gravity=(0.0, -G), dt=DT)
+    sim.add_ball(60.0, y0, radius=r, color="#ffffff")
+    for k, frame in enumerate(render_frames(sim, frames=8, size=(120, h), every=every, style=FLAT)):
+        assert sim.time == pytest.approx(k * every * DT, abs=1e-12), k
+        (row, col), _ = centroid_and_radius(frame, BG, (1, 1, 1))
+        assert abs(h - (row + 0.5) - sim.positions[0, 1]) < 0.5, (k, h - (row + 0.5), sim.positions[0, 1])
+    assert sim.time == pytest.approx(7 * every * DT, abs=1e-12)  # (nothing stepped after the last frame)
+
+
+@pytest.mark.parametrize("frames, every", [(2.7, 1), ("3", 1), (True, 1), (-1, 1), (2, 1.9), (2, 0)])
+def test_frames_and_every_that_are_no_whole_numbers_are_refused(frames, every):
+    # (2.7 frames gave 2, "3" gave 3, True gave 1, every 1.9 meant 1, without a word)
+    with pytest.raises(ValueError, match="must be a whole number"):
+        next(render_frames("drop", frames=frames, every=every, size=(32, 24)))
