@@ -175,7 +175,9 @@ class Simulation:
     @property
     def step_threads(self):
         """The threads a step actually runs on: threads with the fast backend,
-        1 with the others (only the compiled engine splits a step)."""
+        1 with the others (only the compiled engine splits a step). A step
+        that logs its contacts (step(contacts=True)) runs on one thread
+        whatever this says."""
         return self._threads if self._splits else 1
 
     @property
@@ -224,7 +226,7 @@ class Simulation:
 
     @dt.setter
     def dt(self, v):
-        self._dt = _positive(v, "dt")
+        self._dt = _limited(_positive(v, "dt"), "dt")
 
     @property
     def rolling_friction(self):
@@ -377,7 +379,20 @@ class Simulation:
     # -- building --------------------------------------------------------------
     def add_ball(self, x, y, vx=0.0, vy=0.0, radius=10.0, mass=None, restitution=1.0,
                  pinned=False, color=None):
-        """Add one ball; returns its index. mass None means area x density."""
+        """Add one ball; returns its index (int).
+
+        x, y: its centre (px, y up), at least radius from every side of the
+        box; vx, vy: its velocity (px/s); radius (px, > 0); mass (> 0, any
+        unit: only ratios matter; None means area x density); restitution in
+        0..1; pinned: fixed in place (infinite mass); color: "#rrggbb" or 3-4
+        numbers in 0..1, None for the palette's next. Each a single number
+        (add_balls adds many). A ball that overlaps another is pushed apart at
+        the next step, as positions written into ``positions`` are."""
+        x, y = _one_number(x, "ball position"), _one_number(y, "ball position")
+        vx, vy = _one_number(vx, "ball velocity"), _one_number(vy, "ball velocity")
+        for v, name in ((radius, "radius"), (mass, "mass"), (restitution, "restitution")):
+            if v is not None:
+                _one_number(v, f"ball {name}")
         idx = self.add_balls([(x, y)], [(vx, vy)], radius=radius, mass=mass,
                              restitution=restitution, pinned=pinned,
                              color=None if color is None else [color])
@@ -385,15 +400,27 @@ class Simulation:
 
     def add_balls(self, positions, velocities=None, radius=10.0, mass=None, restitution=1.0,
                   pinned=False, color=None):
-        """Add k balls at once (arrays or scalars broadcast to k); returns their indices.
+        """Add k balls at once; returns their indices, (k,) int64.
 
-        color: None (the palette in turn), one colour, or a list of k colours.
+        positions: (k, 2) float px, the centres (x, y; y up), or one (x, y)
+        pair for k = 1; velocities: (k, 2) px/s or one (vx, vy) for all, None
+        for at rest; radius (px), mass and restitution: one number, or (k,)
+        one per ball (as add_ball's); color: None (the palette in turn), one
+        colour, or a list of k colours. Anything else is a SceneError.
         """
-        pos = _numbers(positions, "ball position").reshape(-1, 2)
+        pos = _numbers(positions, "ball position")
+        if pos.shape == (2,):
+            pos = pos.reshape(1, 2)
+        if pos.ndim != 2 or pos.shape[1] != 2:
+            raise SceneError(f"ball position: (x, y) pairs are wanted, an array of shape (k, 2), not shape {pos.shape}")
         k = len(pos)
         if k == 0:
             return np.empty(0, dtype=np.int64)  # (no balls: nothing to add)
-        vel = np.zeros((k, 2)) if velocities is None else _per_ball(velocities, "ball velocity", (k, 2))
+        vel = np.zeros((k, 2)) if velocities is None else _numbers(velocities, "ball velocity")
+        if vel.shape not in ((2,), (k, 2)):
+            raise SceneError(f"ball velocity: one (vx, vy) pair or {k} of them are wanted, shape (2,) or ({k}, 2), "
+                             f"not shape {vel.shape}")
+        vel = np.broadcast_to(vel, (k, 2))
         r = _per_ball(radius, "ball radius", (k,)).copy()
         if not (_within_limit(pos) and _within_limit(vel)):
             raise SceneError(f"ball position and velocity must be finite numbers at most {MAX_MAGNITUDE:g} in size")
@@ -476,7 +503,9 @@ class Simulation:
             _checked_hole(h.x, h.y, h.strength, h.softening, h.horizon, h.swallow, f"black_holes[{k}]")
 
     def add_wall(self, x0, y0, x1, y1, restitution=1.0):
-        """Add an interior wall segment; returns its index in :attr:`walls`."""
+        """Add an interior wall segment from (x0, y0) to (x1, y1) (px, y up; two
+        distinct points), with restitution in 0..1; returns its index in
+        :attr:`walls`."""
         vals = [_number(v, "wall end point") for v in (x0, y0, x1, y1)]
         if not _within_limit(np.array(vals)):
             raise SceneError(f"wall end points must be finite numbers at most {MAX_MAGNITUDE:g} in size, "
@@ -541,7 +570,7 @@ class Simulation:
         each ball's pull held constant along one (abound/attractors.py); the
         stats are their sum.
         """
-        dt = self.dt if dt is None else _positive(dt, "step dt")
+        dt = self.dt if dt is None else _limited(_positive(dt, "step dt"), "step dt")
         self._notice_user_edits()  # (before the holes' sub-steps read the state)
         if self.black_holes:
             self._check_black_holes()
@@ -712,7 +741,8 @@ class Simulation:
         return u
 
     def energy(self):
-        """Kinetic plus gravitational potential energy of the balls that are not pinned."""
+        """Kinetic plus gravitational (and black holes') potential energy of the balls
+        that are not pinned: float, mass x px^2/s^2 (mass in the balls' own unit)."""
         return self.kinetic_energy() + self.potential_energy()
 
     def max_overlap(self):
@@ -763,6 +793,14 @@ def _numbers(v, name):
     return a.astype(float)
 
 
+def _one_number(v, name):
+    """v as a float, if it is one number (an array of them: add_balls)."""
+    a = _numbers(v, name)
+    if a.ndim:
+        raise SceneError(f"{name} must be one number (add_balls adds many balls), not {v!r}")
+    return float(a)
+
+
 def _per_ball(v, name, shape):
     """v's numbers broadcast to shape (k balls' worth), or a SceneError saying why not."""
     return _broadcast(_numbers(v, name), name, shape)
@@ -770,6 +808,8 @@ def _per_ball(v, name, shape):
 
 def _broadcast(a, name, shape):
     """The array a broadcast to shape (k balls' worth: one value, or one per ball)."""
+    if a.ndim > len(shape):  # ((2, 1) would broadcast against (2,) into nonsense, or fail saying "2 values")
+        raise SceneError(f"{name}: shape {a.shape}, where one value or {shape[0]} (shape ({shape[0]},)) are wanted")
     try:
         return np.broadcast_to(a, shape)
     except ValueError:

@@ -437,10 +437,25 @@ def test_masses_the_engine_cannot_divide_by_are_refused(kw):
     (lambda s: s.add_balls([(50.0, 50.0), (90.0, 50.0)], mass=[1.0, 2.0, 3.0]), "3 values for 2 balls"),
     (lambda s: s.add_balls([(50.0, 50.0), (90.0, 50.0)], pinned=[True, False, True]), "3 values for 2 balls"),
     (lambda s: s.add_balls([(50.0, 50.0), (90.0, 50.0)], color=["#ff0000"] * 3), "3 colours for 2 balls"),
+    # found by a library-user trial: arrays of the wrong shape reshaped into other balls
+    (lambda s: s.add_ball(np.array([100.0, 300.0]), np.array([200.0, 250.0])), "one number"),  # 2 balls, shuffled
+    (lambda s: s.add_ball([100.0], 100.0), "one number"),
+    (lambda s: s.add_ball(100.0, 100.0, radius=[3.0]), "one number"),
+    (lambda s: s.add_balls(np.array([[50.0, 100.0, 150.0], [100.0, 150.0, 150.0]])), r"shape \(2, 3\)"),  # 3 balls
+    (lambda s: s.add_balls([100.0, 100.0, 200.0, 100.0]), r"shape \(4,\)"),  # 2 balls
+    (lambda s: s.add_balls(np.full((2, 1, 2), 50.0)), r"shape \(2, 1, 2\)"),
+    (lambda s: s.add_balls([1.0, 2.0, 3.0]), r"shape \(3,\)"),  # numpy's "cannot reshape"
+    (lambda s: s.add_balls([(50.0, 50.0), (90.0, 50.0)], velocities=np.zeros((2, 3))), r"not shape \(2, 3\)"),
+    (lambda s: s.add_balls([(50.0, 50.0), (90.0, 50.0)], radius=np.full((2, 1), 5.0)), r"shape \(2, 1\)"),
+    (lambda s: s.step(1e12), "step dt must be at most 1e"),  # (api.md: dt is at most 1e9 in size)
+    (lambda s: setattr(s, "dt", 1e12), "dt must be at most 1e"),
+    (lambda s: Simulation(400, 400, dt=1e12), "dt must be at most 1e"),
 ], ids=["speed-1e300", "position-2e9", "colour-5", "position-text", "pinned-text", "velocity-text", "gravity-1e300",
         "step-text", "step-true", "restitution-true", "mass-text", "width-true", "friction-with-gravity",
         "clusters-text", "speed-true", "wall-text", "wall-true", "wall-1e12", "height-1e10", "resize-1e12",
-        "radii-3-for-2", "masses-3-for-2", "pinned-3-for-2", "colours-3-for-2"])
+        "radii-3-for-2", "masses-3-for-2", "pinned-3-for-2", "colours-3-for-2",
+        "ball-xs-array", "ball-x-list", "ball-radius-list", "positions-2x3", "positions-flat", "positions-3d",
+        "positions-3", "velocities-2x3", "radii-2x1", "step-1e12", "dt-1e12", "init-dt-1e12"])
 def test_what_a_scene_file_may_not_hold_the_api_refuses_too(call, word):
     # a scene file's numbers are at most 1e9 in size, its colours colours and
     # its switches true or false; the same values handed to the API were
