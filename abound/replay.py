@@ -124,7 +124,7 @@ class ReplayWriter:
 def _lines(path, name):
     """(line number, object) for each line of the log, or a one-line ReplayError.
     A last line cut short (no newline, not JSON: a write the recording's end
-    interrupted) ends the log before it."""
+    interrupted) comes as (line number, None): the log was cut there."""
     data = read_user_file(path, name, "replay log", ReplayError, max_bytes=MAX_LOG_BYTES)
     raws = data.splitlines(keepends=True)
     for no, raw in enumerate(raws, 1):
@@ -134,8 +134,11 @@ def _lines(path, name):
             obj = None
         except (UnicodeDecodeError, ValueError):
             if no == 1:
+                if raw.startswith(b'{"' + MAGIC.encode()) and not raw.endswith(b"\n"):
+                    raise ReplayError(f"{name}: cut short in its header: nothing to replay") from None
                 raise ReplayError(f"{name}: not an abound replay log (line 1 is not a JSON object)") from None
             if no == len(raws) and not raw.endswith(b"\n"):
+                yield no, None  # (the reader ends the log here)
                 return
             raise ReplayError(f"{name}: line {no}: not valid JSON") from None
         deep = too_deep(obj) if obj is not None else ()
@@ -222,6 +225,8 @@ class ReplayLog:
         it = _lines(self.path, self.path)
         next(it)
         for no, obj in it:
+            if obj is None:
+                return
             yield no, obj
             if no == self.last_line:
                 return
@@ -272,6 +277,8 @@ def read_replay(path):
         where = f"{name}: line {no}"
         if end is not None:
             raise ReplayError(f"{where}: data after the end record")
+        if obj is None:
+            break  # (a last line cut short: the log was cut there)
         if "do" in obj:
             problem = _check_action(obj, box)
             if problem:

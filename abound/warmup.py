@@ -219,7 +219,10 @@ class Warmup:
         if not self._looked:
             self._looked = True
             if not self.done.is_set() and not self.compiling and not _cache_is_cold():
-                self.wait(CACHE_LOAD_WAIT)
+                deadline = time.perf_counter() + CACHE_LOAD_WAIT
+                # (in slices: loading that finds something to compile stops the wait)
+                while not self.compiling and not self.done.wait(0.05) and time.perf_counter() < deadline:
+                    pass
         self.switch(sim)
         if sim.backend == "reference" and not self.done.is_set() and not self.steps(sim, 1):
             self.wait()

@@ -180,11 +180,12 @@ def _wrote(args):
 
 def _remove_stale_frames(out, written):
     """Remove the numbered frames from written on that an earlier, longer run left in out
-    (--force): a sequence that went on with another run's frames made a video of both."""
+    (with --force only): a sequence that went on with another run's frames made a video of both."""
     removed = 0
     for path in out.glob("frame_*.png"):
         number = path.stem[len("frame_"):]
-        if number.isdigit() and len(number) >= 5 and int(number) >= written and path.name == FRAME_NAME.format(int(number)):
+        if (number.isdigit() and int(number) >= written and path.name == FRAME_NAME.format(int(number))
+                and (path.is_symlink() or path.is_file())):  # (a link goes, not what it points to)
             path.unlink()
             removed += 1
     return removed
@@ -229,7 +230,7 @@ def _write(frames, args, fps):
             pool.shutdown(wait=True)
         for video in videos:
             finish_video(video)
-        if out is not None:
+        if out is not None and args.force:
             args.stale_removed = _remove_stale_frames(out, written)
     except BaseException:  # Ctrl-C or a failure: no video is left half written (one finished stays)
         for video in videos:

@@ -124,12 +124,19 @@ def _save_png_new(image, path):
     candidate = path
     while True:
         try:
-            with open(candidate, "xb") as f:  # (fails on a dangling link too: the save would write through it)
-                image.save(f, format="PNG")
-            return candidate
+            f = open(candidate, "xb")  # (fails on a dangling link too: the save would write through it)
         except FileExistsError:
             k += 1
             candidate = path.with_name(f"{path.stem}-{k}{path.suffix}")
+            continue
+        try:
+            with f:
+                image.save(f, format="PNG")
+            return candidate
+        except OSError as exc:  # (a full disk: no partial PNG is left; the message names it)
+            os.remove(candidate)
+            exc.filename = str(candidate)
+            raise
 
 
 class DemoApp:
@@ -495,7 +502,7 @@ class DemoApp:
             else:
                 image.save(path)
         except OSError as exc:  # (a key press in a full or read-only folder: say so, keep running)
-            where = path if path is not None else Path(self.screenshot_dir) / "abound-*.png"
+            where = exc.filename or path or Path(self.screenshot_dir) / "abound-*.png"
             print(f"abound: could not save the screenshot {where}: {exc.strerror or exc}", file=sys.stderr)
             return None
         print(f"saved {path}", file=sys.stderr)

@@ -230,10 +230,10 @@ class VideoWriter:
                "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-c:v", "libx264", "-pix_fmt", "yuv420p",
                "-f", "mp4", str(self.path)]
         if w % 2 or h % 2:  # (the size printed at the end is the frames', not this file's)
-            print(f"abound: note: {self.option} {self.path} is {w + w % 2}x{h + h % 2}: H.264 takes even "
-                  f"sides, so a black {'column' if w % 2 else 'row'}{' and row' if w % 2 and h % 2 else ''} "
-                  f"is added at the {'right' if w % 2 else 'bottom'}{' and bottom' if w % 2 and h % 2 else ''}",
-                  file=sys.stderr)
+            added = " and ".join(what for what, odd in (("a black column at the right", w % 2),
+                                                        ("a black row at the bottom", h % 2)) if odd)
+            print(f"abound: note: {self.option} {self.path} is {w + w % 2}x{h + h % 2}: H.264 takes even sides, "
+                  f"so {added} {'are' if w % 2 and h % 2 else 'is'} added", file=sys.stderr)
         self._log = tempfile.TemporaryFile()  # ffmpeg's own words, for the one line if it fails
         self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self._log)
 

@@ -46,6 +46,8 @@ def run(args):
     except (ReplayError, RenderError) as exc:
         print(f"abound: error: {exc}", file=sys.stderr)
         return 2
+    if not replayer.done and replayer.frames == log.frames:
+        replayer.next_frame()  # (--frames N of N: only the end record is left to read and compare)
     if replayer.done and replayer.matches is False:
         print(f"abound: warning: {args.file}: the replay's final state differs from the recorded one "
               f"(another machine or abound version?)", file=sys.stderr)

@@ -160,6 +160,19 @@ def test_a_screenshot_that_cannot_be_saved_is_one_line_and_the_demo_goes_on(app,
     assert app.tick(DT) >= 0 and not app.closing
 
 
+def test_a_screenshot_cut_short_by_a_full_disk_leaves_no_partial_file(app, tmp_path, capsys, monkeypatch):
+    def save(self, f, format=None, **kw):  # (half a PNG written, then the disk is full)
+        f.write(b"\x89PNG half")
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(Image.Image, "save", save)
+    capsys.readouterr()
+    app.on_key_press(keys().S, 0)
+    err = capsys.readouterr().err
+    assert list(tmp_path.glob("abound-*.png")) == []
+    assert err.startswith(f"abound: could not save the screenshot {tmp_path}/abound-") and err.count("\n") == 1
+    assert err.rstrip().endswith(".png: No space left on device"), err
+
+
 def test_demo_frame_equals_capture_frame_and_shows_the_physics(app, tmp_path):
     for _ in range(5):
         app.tick(DT)

@@ -191,7 +191,6 @@ def test_force_overwrites_with_a_valid_file(tmp_path):
     assert Image.open(tmp_path / "existing.gif").n_frames == 3
 
 
-@pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg not installed")
 def test_force_into_frames_of_a_longer_run_leaves_only_this_runs_frames(tmp_path):
     # 6 frames of drop, then 2 of galton with --force: frames 2 to 5 of the first run had
     # stayed, and frame_%05d.png made one video of two scenes
@@ -212,6 +211,22 @@ def test_force_into_frames_of_a_longer_run_leaves_only_this_runs_frames(tmp_path
     assert "removed 4 frames of an earlier run" in second.stdout
 
 
+def test_without_force_no_frame_is_removed(tmp_path):
+    # a folder without frame_00000.png is taken without --force (frames numbered from 1, as
+    # ffmpeg's image2 writes them): what this run does not write stays as it was
+    seq = tmp_path / "seq"
+    seq.mkdir()
+    for name in ("frame_00001.png", "frame_00005.png", "frame_00009.png"):
+        (seq / name).write_bytes(b"not ours")
+    proc = abound(["capture", "drop", "--frames", "3", "--size", "64x48", "--out", "seq"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in seq.iterdir()) == [
+        "frame_00000.png", "frame_00001.png", "frame_00002.png", "frame_00005.png", "frame_00009.png"]
+    assert (seq / "frame_00005.png").read_bytes() == (seq / "frame_00009.png").read_bytes() == b"not ours"
+    assert "removed" not in proc.stdout
+
+
+@pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg not installed")
 def test_force_overwrites_an_mp4_with_a_valid_video(tmp_path):
     setup(tmp_path)
     proc = abound(CAPTURE + ["--mp4", "existing.mp4", "--force"], tmp_path)

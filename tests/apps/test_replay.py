@@ -227,6 +227,7 @@ def _bad_logs(good):
     spawn = [dict(header["scene"]["spawn"][0], seed=99)]
     other_scene = dict(header, scene=dict(header["scene"], spawn=spawn))
     yield "cut in its header", cut[:len(lines[0]) // 2]
+    yield "a cut line after the end record", cut + '{"frame": 9'  # (not a log cut short: a whole one, then junk)
     yield "cut before its first frame", lines[0] + cut[len(lines[0]):].split('{"frame"')[0]
     yield "a bad line that is not the last", lines[0] + lines[1][:-10] + "\n" + "".join(lines[2:])
     yield "empty", ""
@@ -270,6 +271,9 @@ def _cut_logs(good):
     yield "after a frame record", "".join(lines[:k + 1]), half + 1
     yield "in the middle of a line", "".join(lines[:after]) + lines[after][:7], half + 1
     yield "before the end record", "".join(lines[:-1]), len(frame_lines)
+    # an input after the last whole frame is not applied: no frame shows it (the one after was lost)
+    acted = next(f for f in frame_lines if lines[f + 1].startswith('{"step"') and '"do":"add"' in lines[f + 1])
+    yield "after an input", "".join(lines[:acted + 2]), frame_lines.index(acted) + 1
 
 
 def test_a_log_cut_short_replays_its_whole_frames(recorded, tmp_path, capsys):
@@ -289,6 +293,8 @@ def test_a_log_cut_short_replays_its_whole_frames(recorded, tmp_path, capsys):
         whole = Replayer(read_replay(path))
         for _ in range(frames):
             whole.next_frame()
+        assert len(r.control.sim) == len(whole.control.sim), what
+        assert list(r.control.sim.gravity) == list(whole.control.sim.gravity), what
         assert np.array_equal(r.control.sim.positions, whole.control.sim.positions), what
         assert np.array_equal(r.control.sim.velocities, whole.control.sim.velocities), what
         assert r.control.steps == whole.control.steps == sum(recorded[4][:frames]), what
