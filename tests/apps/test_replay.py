@@ -218,6 +218,9 @@ def test_demo_record_then_replay_commands(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert (out, err) == (f"replayed 2 of the 5 recorded frames of {log}: stopped before the end, "
                           f"so the final state was not compared\n", "")
+    # --frames as many as there are: the end is read and compared
+    assert main(["replay", str(log), "--headless", "--frames", "5"]) == 0
+    assert capsys.readouterr() == (f"replayed 5 frames of {log}: the final state matches the recorded one\n", "")
 
 
 def _bad_logs(good):
