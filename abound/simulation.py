@@ -551,6 +551,9 @@ class Simulation:
                     i = int(np.flatnonzero(~np.all(np.abs(a) <= MAX_MAGNITUDE, axis=1))[0])
                 raise SceneError(f"ball {i}'s {name} must be finite numbers at most {MAX_MAGNITUDE:g} "
                                  f"in size, not ({float(a[i, 0])!r}, {float(a[i, 1])!r})")
+        # a pinned ball does not move: a velocity written into it had been kept, shown, and
+        # applied when the ball was released (pinning a moving ball sets its velocity to 0)
+        self._world.vel[:n][self._world.mode[:n] == PINNED] = 0.0
 
     def step(self, dt=None, contacts=False):
         """Advance exactly dt seconds (default: the scene's dt); returns :class:`StepStats`.

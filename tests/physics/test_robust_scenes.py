@@ -743,3 +743,22 @@ def test_a_step_whose_first_predictions_exceed_the_work_budget_still_moves_every
             assert stats.stopped
             assert np.all(np.hypot(*(sim.positions - pos).T) > 0.0), "a ball stood still"
     assert stats.ball_ball + stats.ball_wall > 0
+
+
+@pytest.mark.parametrize("backend", ["reference", "fast"])
+def test_a_velocity_written_into_a_pinned_ball_is_not_kept(backend):
+    # (a library-user trial: it was kept and shown while the ball stayed put, and applied when
+    # the ball was released; pinning a moving ball sets its velocity to 0). Released, the
+    # ball falls from rest where it was pinned: y = y0 - g t^2 / 2.
+    g, y0, dt = 980.0, 300.0, 1.0 / 60.0
+    sim = Simulation(400, 400, gravity=(0.0, -g), backend=backend)
+    i = sim.add_ball(200.0, y0, radius=5.0, pinned=True)
+    sim.velocities[i] = (0.0, 500.0)
+    sim.step(dt)
+    assert sim.velocities[i].tolist() == [0.0, 0.0] and sim.positions[i].tolist() == [200.0, y0]
+    sim.set_pinned(i, False)
+    for _ in range(6):
+        sim.step(dt)
+    t = 6 * dt
+    assert sim.positions[i, 1] == pytest.approx(y0 - 0.5 * g * t * t, abs=1e-9)
+    assert sim.velocities[i].tolist() == pytest.approx([0.0, -g * t], abs=1e-9)
