@@ -163,7 +163,7 @@ def _run_replay(args):
         print(f"abound: error: {exc}", file=sys.stderr)
         return 2
     if status == 0:
-        print(f"captured {args.frames} frames of {args.size[0]}x{args.size[1]} "
+        print(f"captured {plural(args.frames, 'frame')} of {args.size[0]}x{args.size[1]} "
               f"from the replay {args.replay}: {_wrote(args)}")
     return status
 

@@ -30,6 +30,7 @@ import json
 import sys
 import time
 
+from abound.cli.args import plural
 from abound.timing import measure, percentile, warm_up
 
 INTERVAL = 1.0 / 60.0   # the display's frame interval (s), the loop's pace
@@ -194,7 +195,7 @@ def run(args):
     if args.json:
         print(json.dumps(r))
         return 0
-    print(f"scene {r['scene']}: {r['balls']} balls, {r['width']}x{r['height']} window "
+    print(f"scene {r['scene']}: {plural(r['balls'], 'ball')}, {r['width']}x{r['height']} window "
           f"(box {r['box'][0]:g}x{r['box'][1]:g}), backend {r['backend']}; "
           f"physics alone {r['physics_alone_ms_per_step']:.2f} ms a step (median)")
     for x in r["loops"]:

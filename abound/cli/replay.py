@@ -4,7 +4,7 @@ The demo window, driven by the log instead of the user: the same scene and
 settings, every recorded input applied at the physics step it was made, and
 each drawn frame after the same number of steps as in the recording, so the
 run is reproduced bit for bit on the same machine. Keys only quit (Esc, Q),
-toggle the HUD (H), go fullscreen (F) or save a screenshot (S). At the end of
+toggle the HUD (H), switch the clicks (M), go fullscreen (F) or save a screenshot (S). At the end of
 the log the last frame stays up (with ``--headless`` the command ends); a
 final state that differs from the recorded one is reported. A log cut short
 (no end record) replays up to its last frame, with a note that there is no
