@@ -107,13 +107,12 @@ class ReplayWriter:
         """Finish the log: the counts and the final state's digest."""
         if self._file is None:
             return
-        file, self._file = self._file, None
         try:
+            self._write({"end": True, "frames": self.frames, "steps": int(steps), "state": state_digest(sim)})
             with self._named():
-                file.write(_dumps({"end": True, "frames": self.frames, "steps": int(steps),
-                                   "state": state_digest(sim)}) + "\n")
-                file.flush()
+                self._file.flush()
         finally:
+            file, self._file = self._file, None
             try:
                 file.close()
             except OSError:

@@ -85,7 +85,7 @@ def run(args):
               file=sys.stderr)
         return 2
     # before the run: a bad place or format is refused now, not after the frames are made
-    check_distinct([("--out", args.out), ("--gif", args.gif), ("--mp4", args.mp4), ("--wav", args.wav)])
+    check_distinct([("--out", args.out), ("--gif", args.gif), ("--mp4", args.mp4), ("--wav", args.wav)], args.scene)
     if args.out:
         check_frames_dir(args.out, "--out", args.force)
     if args.gif:

@@ -44,7 +44,7 @@ import numpy as np
 from abound.control import BACKENDS, GRAVITY_FACTOR, TILT_DEGREES, Controller
 from abound.cli.args import count, file_name, image_size
 from abound.cli.outputs import (
-    VIDEO, VideoWriter, add_force, check_distinct, check_file, check_not_the_scene, finish_video,
+    VIDEO, VideoWriter, add_force, check_distinct, check_file, finish_video,
 )
 from abound.pacing import MAX_STEPS_PER_FRAME, Pacer
 FLING_GAIN = 4.0       # velocity (px/s) per pixel of drag
@@ -727,8 +727,7 @@ def run(args):
     from abound.render.style import RenderError
     from abound.scene import for_window
     # before the run: a bad place or format is refused now, not after the window closes
-    check_distinct([("--record", args.record), ("--video", args.video)])
-    check_not_the_scene([("--record", args.record), ("--video", args.video)], args.scene)
+    check_distinct([("--record", args.record), ("--video", args.video)], args.scene)
     if args.record:
         check_file(args.record, "--record", force=args.force)
     if args.video:

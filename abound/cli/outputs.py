@@ -71,11 +71,15 @@ def check_file(path, option, formats=None, force=False):
     return path
 
 
-def check_distinct(outputs):
+def check_distinct(outputs, scene=None):
     """Refuse two output options that name one file: ``outputs`` is (option, path) pairs,
     path None for an option not given. (``--video v.gif --record v.gif`` wrote both into
-    one file, each over the other: a GIF of 2 frames and no replay log, and exit 0.)"""
+    one file, each over the other: a GIF of 2 frames and no replay log, and exit 0.)
+    scene: the SCENE argument, a file no output may name either (``demo my.toml
+    --record my.toml --force`` replaced the hand-written scene with the log)."""
     seen = {}
+    if scene and os.path.isfile(scene):  # (not a shipped scene's name)
+        seen[os.path.realpath(scene)] = f"the scene file being run, {scene}"
     for option, path in outputs:
         if not path:
             continue
@@ -83,18 +87,6 @@ def check_distinct(outputs):
         if key in seen:
             raise OutputError(f"{option} {path}: the same file as {seen[key]}: give each output a file of its own")
         seen[key] = f"{option} {path}"
-
-
-def check_not_the_scene(outputs, scene):
-    """Refuse an output that names the scene file being run: ``outputs`` as check_distinct's,
-    scene the SCENE argument (``demo my.toml --record my.toml --force`` replaced the
-    hand-written scene with the log)."""
-    if not scene or not os.path.isfile(scene):
-        return  # (a shipped scene's name, or none)
-    key = os.path.realpath(scene)
-    for option, path in outputs:
-        if path and os.path.realpath(path) == key:
-            raise OutputError(f"{option} {path}: the scene file being run: give the output a file of its own")
 
 
 def check_frames_dir(path, option="--out", force=False):

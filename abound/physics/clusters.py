@@ -453,10 +453,11 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
     if counts[1] == 0:
         return ntodo
     q = 0
+    warm = params[P_WARM]
     while q < counts[1]:  # (the list grows as moving balls join)
         i = order[q]
-        _list_walls(B, W, Q, i, h, params[P_WARM])
-        _list_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand, params[P_WARM])
+        _list_walls(B, W, Q, i, h, warm)
+        _list_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand, warm)
         q += 1
     for q in range(counts[1]):
         if touches[q] == 0:
