@@ -31,7 +31,10 @@ way, log, wait = sys.argv[1], sys.argv[2], float(sys.argv[3])
 cmd = [sys.executable, "-m", "abound", "demo", "galton", "--record", log]
 if way == "frames":
     sys.exit(subprocess.run(cmd + ["--frames", "45"]).returncode)
-demo = subprocess.Popen(cmd)
+# as from a terminal: SIGINT and SIGHUP at their defaults, even where this test was
+# started as a shell's background job (which ignores SIGINT; the demo keeps that)
+restore = lambda: [signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGHUP)]
+demo = subprocess.Popen(cmd, preexec_fn=restore)
 found = subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", "^abound$"],
                        capture_output=True, text=True, timeout=120)
 win = int(found.stdout.split()[0])
@@ -61,14 +64,19 @@ WAYS = {"Escape": 0, "q": 0, "close": 0, "ctrl-c": 130, "hangup": 129, "frames":
 REPEATS = 3  # the race the issue saw hit about one run in two
 
 
+def runs():
+    """(way, run): each way that ends the demo at a random moment REPEATS times, at
+    other moments; --frames ends it at the same frame each time, so once."""
+    return [(way, run) for way in WAYS for run in range(1 if way == "frames" else REPEATS)]
+
+
 def env():
     e = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "ABOUND_HEADLESS")}
     e["PYTHONPATH"] = str(REPO)
     return e
 
 
-@pytest.mark.parametrize("run", range(REPEATS))
-@pytest.mark.parametrize("way", list(WAYS))
+@pytest.mark.parametrize("way, run", runs())
 def test_every_way_of_quitting_leaves_a_log_that_replays_bit_for_bit(tmp_path, way, run):
     log = tmp_path / "r.jsonl"
     wait = random.Random(f"{way}-{run}").uniform(0.8, 2.0)
