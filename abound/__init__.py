@@ -5,8 +5,9 @@ screens: ``import abound`` never imports pyglet. The front end lives in
 :mod:`abound.render` and only reads the state.
 """
 from abound.errors import SceneError
+from abound.physics.backends import CompileNotice
 from abound.simulation import Simulation, StepStats
 import abound.scene  # noqa: F401,E402  (gives Simulation.from_config its scene builder)
 
-__all__ = ["Simulation", "StepStats", "SceneError", "__version__"]
+__all__ = ["Simulation", "StepStats", "SceneError", "CompileNotice", "__version__"]
 __version__ = "0.1.0"

@@ -29,6 +29,18 @@ GROUP = "abound.backends"  # the entry-point group of outside backends
 BUILT_IN = ("fast", "reference")
 
 
+class CompileNotice(UserWarning):
+    """numba is compiling the fast engine in this process (its cache held no copy for
+    this install): the first step waits for the compiler, a minute or more, once.
+    A warning, so that a library user's first step is not a silent stall; the
+    ``abound`` commands say it their own way and ignore this one."""
+
+
+COMPILE_NOTICE = ("numba is compiling abound's fast engine (once for this install: the first step "
+                  "takes a minute or more; later processes load it from numba's cache at once; "
+                  "backend='reference' needs no compiling)")
+
+
 def _plugins():
     """The outside backends' entry points by name (read from the installed metadata)."""
     return {ep.name: ep for ep in importlib.metadata.entry_points(group=GROUP) if ep.name not in BUILT_IN}
@@ -131,9 +143,29 @@ def _start_numba():
     gc.freeze()
 
 
+def _warn_when_compiling():
+    """Warn (CompileNotice) at numba's first compilation in this process, once: numba
+    announces each compilation (a cache miss), not a load from its cache."""
+    import warnings
+    from numba.core import event
+
+    class _FirstCompile(event.Listener):
+        said = False  # (it stays registered: unregistering while numba walks its listeners skips one)
+
+        def on_start(self, ev):
+            if not self.said:
+                self.said = True
+                warnings.warn(COMPILE_NOTICE, CompileNotice, stacklevel=2)
+
+        def on_end(self, ev):
+            pass
+    event.register("numba:compile", _FirstCompile())
+
+
 def _load_fast():
     import numba  # noqa: F401  (fails here, clearly, when numba is missing)
     _start_numba()
+    _warn_when_compiling()
     drop_stale_cache(os.path.dirname(os.path.abspath(__file__)))
     pkg_name = "abound.physics._compiled"
     if pkg_name not in sys.modules:
