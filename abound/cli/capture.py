@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from abound.cli.args import count, file_name, image_size, plural
 from abound.cli.outputs import (FRAME_NAME, OutputError, VideoWriter, add_force, check_distinct, check_file,
-                                check_frames_dir, finish_video)
+                                check_frames_dir, finish_video, is_frame_name)
 
 
 def add_arguments(parser):
@@ -87,7 +87,8 @@ def run(args):
     # before the run: a bad place or format is refused now, not after the frames are made
     check_distinct([("--out", args.out), ("--gif", args.gif), ("--mp4", args.mp4), ("--wav", args.wav)], args.scene)
     if args.out:
-        check_frames_dir(args.out, "--out", args.force)
+        check_frames_dir(args.out, "--out", args.force,
+                         inputs=[("the scene file being run", args.scene), ("the replay log", args.replay)])
     if args.gif:
         check_file(args.gif, "--gif", (".gif",), args.force)
     if args.mp4:
@@ -183,8 +184,7 @@ def _remove_stale_frames(out, written):
     (with --force only): a sequence that went on with another run's frames made a video of both."""
     removed = 0
     for path in out.glob("frame_*.png"):
-        number = path.stem[len("frame_"):]
-        if (number.isdigit() and int(number) >= written and path.name == FRAME_NAME.format(int(number))
+        if (is_frame_name(path.name) and int(path.stem[len("frame_"):]) >= written
                 and (path.is_symlink() or path.is_file())):  # (a link goes, not what it points to)
             path.unlink()
             removed += 1

@@ -89,16 +89,31 @@ def check_distinct(outputs, scene=None):
         seen[key] = f"{option} {path}"
 
 
-def check_frames_dir(path, option="--out", force=False):
+def is_frame_name(name):
+    """Whether a file name is one of the numbered frames (frame_00000.png, ...) that a
+    run writes into its directory, or removes there with --force."""
+    number = name[len("frame_"):-len(".png")] if name.startswith("frame_") and name.endswith(".png") else ""
+    return number.isdigit() and name == FRAME_NAME.format(int(number))
+
+
+def check_frames_dir(path, option="--out", force=False, inputs=()):
     """Check a directory for numbered PNG frames before the run (it may exist, or is made).
 
     An existing directory that already holds frames is refused unless force:
-    the frames written would replace them.
+    the frames written would replace them. inputs: (what, path) of the files the
+    run reads (the scene file, the replay log), none of which may be a frame of
+    the directory, even with force (``capture my/frame_00000.png --out my --force``
+    wrote a PNG over the scene it ran).
     """
     where = f"{option} {path}"
     if not str(path).strip():
         raise OutputError(f"{option}: an empty name is not a directory name")
     path = Path(path)
+    for what, name in inputs:
+        if (name and os.path.isfile(name) and is_frame_name(os.path.basename(name))
+                and os.path.realpath(os.path.dirname(os.path.abspath(name))) == os.path.realpath(path)):
+            raise OutputError(f"{where}: {what}, {name}, is named as a frame of it, and the frames "
+                              f"written there would replace it: give the frames another directory")
     if path.is_dir():
         if not force and (path / FRAME_NAME.format(0)).exists():
             raise OutputError(f"{where}: already holds frames ({FRAME_NAME.format(0)}, ...; "

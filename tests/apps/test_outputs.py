@@ -60,6 +60,9 @@ def setup(folder):
     (folder / "frames").mkdir()
     (folder / "frames" / "frame_00000.png").write_bytes(b"not touched")
     (folder / "my.toml").write_text("[[spawn]]\ncount = 3\n")
+    (folder / "held").mkdir()  # a scene and a log named as frames of the folder they lie in
+    (folder / "held" / "frame_00002.png").write_text("[[spawn]]\ncount = 3\n")
+    (folder / "held" / "frame_00000.png").write_bytes(b"not touched")
 
 
 DEMO = ["demo", "drop", "--headless", *SMALL]
@@ -107,6 +110,13 @@ REFUSED = [
     # the scene being run: --force had let the log replace it
     (["demo", "my.toml", "--headless", *SMALL, "--record", "./my.toml", "--force"], "--record ./my.toml",
      "the scene file being run"),
+    # a scene or a log named as a frame of --out: --force wrote a PNG over it, or removed it as stale
+    (["capture", "held/frame_00002.png", *SMALL, "--out", "held", "--force"], "--out held",
+     "the scene file being run, held/frame_00002.png, is named as a frame of it"),
+    (["capture", "held/frame_00002.png", *SMALL, "--out", "./held/"], "--out ./held/",
+     "the scene file being run"),
+    (["capture", "--replay", "held/frame_00000.png", "--out", "held", "--force"], "--out held",
+     "the replay log, held/frame_00000.png, is named as a frame of it"),
 ]
 
 
