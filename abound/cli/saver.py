@@ -365,7 +365,10 @@ class SaverApp:
         if time.perf_counter() - self.opened < SETTLE_SECONDS:
             return True
         if self.origin is None:
-            self.origin = (x - dx, y - dy)
+            # where this event puts the pointer, not x - dx: dx is measured from where the
+            # window last saw it, which may be a synthetic event's (0, 0) from the settling
+            # (under Xvfb a 1 px move then read as 760 px, and quit)
+            self.origin = (x, y)
         if np.hypot(x - self.origin[0], y - self.origin[1]) > MOTION_THRESHOLD:
             self.quit()
         return True
