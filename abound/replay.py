@@ -27,6 +27,7 @@ drawn frame at a time. GL-free.
 import contextlib
 import json
 import math
+import os
 
 from abound.control import ACTIONS, ADD_RADIUS, BACKENDS, BALL_TOI, Controller, state_digest
 from abound.errors import MAX_NESTING, SceneError, read_user_file, show_path, too_deep
@@ -80,7 +81,28 @@ class ReplayWriter:
         try:
             yield
         except OSError as exc:
-            raise OSError(exc.errno, f"cannot write the replay log: {exc.strerror or exc}", self.path) from None
+            raise OSError(exc.errno, f"cannot write the replay log: {exc.strerror or exc}{self._after_failure()}",
+                          self.path) from None
+
+    def _after_failure(self):
+        """What becomes of a log whose write failed, said after the reason. One that holds no
+        whole frame replays nothing and only blocks the next --record of that name: it is
+        removed (a regular file only: never /dev/full). One that does replays up to them."""
+        if self.frames > 0:
+            return f" (it replays its first {self.frames} frame{'s' if self.frames != 1 else ''})"
+        file, self._file = self._file, None
+        try:
+            if file is not None:
+                file.close()
+        except OSError:
+            pass  # (its buffer cannot be written either)
+        if os.path.isfile(self.path) and not os.path.islink(self.path):
+            try:
+                os.remove(self.path)
+                return " (removed: it held no frame)"
+            except OSError:
+                pass
+        return ""
 
     def _write(self, obj):
         with self._named():

@@ -289,3 +289,22 @@ def test_a_full_disk_under_wav_leaves_no_partial_wav(tmp_path):
     one_line_error(proc, "--wav out.wav", "File too large")
     assert not (tmp_path / "out.wav").exists()
     assert len(list((tmp_path / "frames").glob("frame_*.png"))) == 30  # the frames were written whole
+
+
+def test_a_full_disk_under_record_removes_a_log_with_no_frame_and_keeps_one_that_replays(tmp_path):
+    # a log that holds no whole frame replays nothing, and its name then refused the next
+    # --record without --force: it is removed. One cut after some frames replays those.
+    (tmp_path / "drop.toml").write_text(REFERENCE_DROP)
+    proc = abound_limited(["demo", "drop.toml", "--headless", "--frames", "30", "--record", "r.jsonl"],
+                          tmp_path, max_file_bytes=200)
+    one_line_error(proc, "r.jsonl", "cannot write the replay log", "File too large", "removed: it held no frame")
+    assert not (tmp_path / "r.jsonl").exists()
+    # room for the header and some frames, not 3,000 of them
+    proc = abound_limited(["demo", "drop.toml", "--headless", "--frames", "3000", "--record", "r.jsonl"],
+                          tmp_path, max_file_bytes=4000)
+    line = one_line_error(proc, "r.jsonl", "File too large", "it replays its first")
+    kept = int(line.split("it replays its first ")[1].split()[0])
+    assert 0 < kept < 3000
+    replay = abound(["replay", "r.jsonl", "--headless"], tmp_path)
+    assert replay.returncode == 0, replay.stderr
+    assert f"after {kept} recorded frames" in replay.stderr, replay.stderr  # (the reader counts as many)
