@@ -138,7 +138,7 @@ def potential(positions, holes, radii=None):
     u = np.zeros(len(positions))
     for h in holes:
         _, d2, s2 = _towards(h, positions, radii)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # (what is not finite is left alone)
             u -= h.strength / np.sqrt(s2)
             if radii is not None:
                 inside = d2 < radii * radii
@@ -298,11 +298,12 @@ def _keep_energy(sim, holes, flying, h, log):
     expected = v0 + accel * h + kicks
     scale_v = np.abs(v0) + np.abs(accel) * h + np.abs(kicks) + np.abs(v)
     explained = np.all(np.abs(v - expected) <= 1e-9 * scale_v, axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # (what is not finite is left alone)
         kinetic = energy + work - potential(p, holes, w.radius[:n]) + p @ np.asarray(sim.gravity, dtype=np.float64)
         v2 = np.einsum("ij,ij->i", v, v)
         scale = np.sqrt(2.0 * kinetic / v2)
-    fix = free & (w.mode[:n] == FREE) & explained & (v2 > 0.0) & np.isfinite(kinetic)
+    # (a speed so small that its square underflows gives no finite scale: such a ball is left as it is)
+    fix = free & (w.mode[:n] == FREE) & explained & (v2 > 0.0) & np.isfinite(kinetic) & np.isfinite(scale)
     # a ball the sub-step's error has put where its energy cannot take it (a pass within a
     # fraction of the softening of the centre, in more sub-steps than a step may have) is
     # left at rest there: the least energy it can have

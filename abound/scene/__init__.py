@@ -289,8 +289,10 @@ def build_scene(scene, name="<scene>"):
                          rest_speed=world["rest_speed"], dt=phys["dt"], density=world["density"],
                          rolling_friction=world["rolling_friction"],
                          contact_clusters=phys["contact_clusters"])
-    except SceneError as exc:  # (what normalize cannot see alone: rolling friction with gravity)
-        raise ctx.at("[world]").error(str(exc)) from None
+    except SceneError as exc:  # (what normalize cannot see alone: rolling friction with gravity,
+        # a backend not installed here)
+        section = "[physics]" if str(exc).startswith("backend ") else "[world]"
+        raise ctx.at(section).error(str(exc)) from None
 
     # the cell of the placement grid: the largest spawned diameter
     rmax = max((g["radius"][1] for g in scene["spawn"]), default=1.0)

@@ -282,3 +282,20 @@ def test_rolling_friction_with_gravity_on_is_refused_naming_the_file_and_the_key
     with pytest.raises(abound.SceneError) as err:
         abound.Simulation.from_config(str(path))
     assert str(err.value).startswith(f"{path}: [world]: rolling_friction needs gravity = [0, 0]")
+
+
+def test_a_backend_not_installed_here_is_named_under_physics(tmp_path, monkeypatch):
+    # (a machine without pymunk: the error had named [world], where backend is no key)
+    from abound.physics import backends
+    real = backends.get
+
+    def without_pymunk(name):
+        if name == "pymunk":
+            raise abound.SceneError("backend 'pymunk' is not available here: No module named 'pymunk'")
+        return real(name)
+    monkeypatch.setattr(backends, "get", without_pymunk)
+    path = tmp_path / "pm.toml"
+    path.write_text('[physics]\nbackend = "pymunk"\n')
+    with pytest.raises(abound.SceneError) as info:
+        build_simulation(str(path))
+    assert str(info.value).startswith(f"{path}: [physics]: backend 'pymunk' is not available here"), str(info.value)
