@@ -155,7 +155,8 @@ def _warn_when_compiling():
         def on_start(self, ev):
             if not self.said:
                 self.said = True
-                warnings.warn(COMPILE_NOTICE, CompileNotice, stacklevel=2)
+                # (from no line of numba's, where the compiler calls this: from abound)
+                warnings.warn_explicit(COMPILE_NOTICE, CompileNotice, "abound", 0, module="abound")
 
         def on_end(self, ev):
             pass
