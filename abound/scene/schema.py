@@ -306,7 +306,7 @@ RENDER = {
     "background": (color, "#101018", ""),
     "color_mode": (choice(COLOR_MODES), "palette", "balls coloured by their colour, by speed, or per ball"),
     "shading": (boolean, True, "shaded spheres instead of flat discs"),
-    "trails": (number(0.0, 1.0), 0.0, "0 = off, else the per-frame fade of motion trails"),
+    "trails": (number(0.0, 1.0), 0.0, "motion trails: the share of the last frame's picture each frame keeps (0 = off, 0.1 short trails, nearer 1 longer ones)"),
     "wall_color": (color, "#c0c0c0", ""),
     "peg_color": (color, "#909090", ""),
     "hud": (boolean, False, "show the heads-up display"),
