@@ -16,8 +16,9 @@ def file_name(text):
 file_name.__name__ = "name"
 
 
-def count(lo):
-    """An integer >= lo."""
+def count(lo, hi=None):
+    """An integer >= lo (and <= hi if given: a typo of a few digits too many is refused,
+    not run for days)."""
     def conv(text):
         try:
             v = int(text)
@@ -25,6 +26,8 @@ def count(lo):
             raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
         if v < lo:
             raise argparse.ArgumentTypeError(f"must be >= {lo}, not {v}")
+        if hi is not None and v > hi:
+            raise argparse.ArgumentTypeError(f"must be at most {hi:,}, not {v}")
         return v
     conv.__name__ = "int"
     return conv

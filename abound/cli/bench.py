@@ -20,6 +20,7 @@ from abound.scene import schema
 from abound.timing import Meter, measure, percentile, relative_drift, warm_up  # noqa: F401
 
 BALL_TOI = ("analytic", "bisection")
+MAX_FRAMES = 1_000_000  # (--frames 99999999999, a typo, had run until killed)
 
 
 def add_arguments(parser):
@@ -27,8 +28,8 @@ def add_arguments(parser):
                         help="scene file or shipped scene name (default: the embedded default scene)")
     parser.add_argument("--balls", type=positive(int), metavar="N",
                         help="total number of random ([[spawn]]) balls, groups scaled proportionally")
-    parser.add_argument("--frames", type=positive(int), default=300, metavar="F",
-                        help="frames to step (default 300)")
+    parser.add_argument("--frames", type=positive(int, hi=MAX_FRAMES), default=300, metavar="F",
+                        help=f"frames to step (default 300, at most {MAX_FRAMES:,})")
     parser.add_argument("--backend", choices=schema.BACKENDS, help="physics backend (default: the scene's)")
     parser.add_argument("--ball-toi", choices=BALL_TOI, dest="ball_toi",
                         help="ball-ball time-of-impact method (default: the scene's)")

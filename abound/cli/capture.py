@@ -19,11 +19,11 @@ def add_arguments(parser):
                         help="scene file or shipped scene name (default: the embedded default scene)")
     parser.add_argument("--replay", type=file_name, metavar="FILE",
                         help="render a run recorded with 'abound demo --record FILE' instead of a scene")
-    parser.add_argument("--frames", type=count(1), metavar="N",
-                        help="frames to write (default 60; with --replay, every recorded frame)")
+    parser.add_argument("--frames", type=count(1, MAX_FRAMES), metavar="N",
+                        help=f"frames to write (default 60, at most {MAX_FRAMES:,}; with --replay, every recorded frame)")
     parser.add_argument("--out", type=file_name, metavar="DIR", help="directory for the numbered PNGs frame_00000.png, ... (made, with its parents, if missing)")
-    parser.add_argument("--every", type=count(1), default=1, metavar="K",
-                        help="physics steps between written frames (default 1)")
+    parser.add_argument("--every", type=count(1, MAX_EVERY), default=1, metavar="K",
+                        help=f"physics steps between written frames (default 1, at most {MAX_EVERY:,})")
     parser.add_argument("--size", type=image_size, metavar="WxH",
                         help="frame size in pixels (default 640x480, with --replay the recorded window's; "
                              "the box is scaled to fit)")
@@ -75,6 +75,12 @@ def _remove_partial(path):
         os.remove(path)
     except OSError:
         pass  # never made, or not ours to remove
+
+
+# bounds of a capture: a million frames, and 100,000 steps (28 minutes of a 60 Hz scene) between two
+# (--every 99999999999, a typo, had run silently until killed)
+MAX_FRAMES = 1_000_000
+MAX_EVERY = 100_000
 
 
 def run(args):
