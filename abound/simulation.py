@@ -19,7 +19,7 @@ from abound.physics.kernels import TOUCH_REL
 from abound.physics.world import World, ASLEEP, CLUSTER, PINNED, BOX_WALLS
 
 from abound.defaults import (BALL_TOI, DEFAULT_DENSITY, DEFAULT_PALETTE, DEFAULT_REST_SPEED,  # noqa: F401
-                             MAX_MAGNITUDE, RESTITUTION_MIX, TABLE_GRAVITY)
+                             MAX_BLACK_HOLES, MAX_MAGNITUDE, MAX_WALLS, RESTITUTION_MIX, TABLE_GRAVITY)
 
 
 @dataclass(frozen=True)
@@ -490,6 +490,8 @@ class Simulation:
         softened over ``softening`` px; with ``swallow``, a ball whose centre crosses
         ``horizon`` px is put back at the top (abound/attractors.py). Returns its index;
         ``black_holes`` is a plain list (remove one from it to take it away)."""
+        if len(self.black_holes) >= MAX_BLACK_HOLES:
+            raise SceneError(f"too many black holes: at most {MAX_BLACK_HOLES}")
         self.black_holes.append(_checked_hole(x, y, strength, softening, horizon, swallow, "black hole"))
         return len(self.black_holes) - 1
 
@@ -497,6 +499,8 @@ class Simulation:
         """The holes as user code may have left them (a plain list of plain
         dataclasses: a strength set to NaN made every position NaN)."""
         from abound.attractors import BlackHole
+        if len(self.black_holes) > MAX_BLACK_HOLES:
+            raise SceneError(f"too many black holes: {len(self.black_holes)}, at most {MAX_BLACK_HOLES}")
         for k, h in enumerate(self.black_holes):
             if not isinstance(h, BlackHole):
                 raise SceneError(f"black_holes[{k}] must be a BlackHole (add_black_hole makes one), not {h!r}")
@@ -513,6 +517,8 @@ class Simulation:
         if vals[0] == vals[2] and vals[1] == vals[3]:
             raise SceneError("a wall needs two distinct end points")
         e = _check_restitution(restitution, "wall restitution")
+        if len(self.walls) >= MAX_WALLS:
+            raise SceneError(f"too many walls: at most {MAX_WALLS:,}")
         idx = self._world.add_segment(*vals, e)
         self._world.wake_all(self._gravity)
         return idx

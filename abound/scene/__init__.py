@@ -231,6 +231,9 @@ def _prepare(raw, name, *, seed, backend, balls, size):
     if total > MAX_BALLS:
         raise ctx.error(f"too many balls: {total} in total ([[balls]], [[spawn]] counts and "
                         f"[[pegs]]), at most {MAX_BALLS}")
+    for key, most in (("walls", schema.MAX_WALLS), ("black_holes", schema.MAX_BLACK_HOLES)):
+        if len(scene[key]) > most:
+            raise ctx.error(f"too many [[{key}]]: {len(scene[key])}, at most {most:,}")
     return scene
 
 

@@ -14,7 +14,8 @@ import numpy as np
 
 from abound.errors import SceneError
 from abound.physics import backends
-from abound.defaults import DEFAULT_REST_SPEED, DEFAULT_DENSITY, MAX_MAGNITUDE, RESTITUTION_MIX, BALL_TOI
+from abound.defaults import (DEFAULT_REST_SPEED, DEFAULT_DENSITY, MAX_BLACK_HOLES, MAX_MAGNITUDE, MAX_WALLS,  # noqa: F401
+                             RESTITUTION_MIX, BALL_TOI)
 
 MAX_BALLS = 200_000
 # Numbers beyond these are mistakes (a unit gone wrong, a typo'd exponent) and

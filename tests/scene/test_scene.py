@@ -299,3 +299,30 @@ def test_a_backend_not_installed_here_is_named_under_physics(tmp_path, monkeypat
     with pytest.raises(abound.SceneError) as info:
         build_simulation(str(path))
     assert str(info.value).startswith(f"{path}: [physics]: backend 'pymunk' is not available here"), str(info.value)
+
+
+def test_walls_and_black_holes_are_bounded_in_a_scene_and_in_the_api():
+    # every ball's predictions look at every wall, every free ball feels every hole:
+    # 10,000 walls had taken 15 s to check, 2,000 holes 0.5 s a step for 100 balls
+    from abound.defaults import MAX_BLACK_HOLES, MAX_WALLS
+    wall = {"x0": 10.0, "y0": 10.0, "x1": 100.0, "y1": 20.0}
+    hole = {"x": 100.0, "y": 100.0, "strength": 1e5}
+    build_simulation({"walls": [wall] * MAX_WALLS})  # the most: fine
+    build_simulation({"black_holes": [hole] * MAX_BLACK_HOLES})
+    with pytest.raises(abound.SceneError, match=f"too many \\[\\[walls\\]\\]: {MAX_WALLS + 1}, at most"):
+        build_simulation({"walls": [wall] * (MAX_WALLS + 1)})
+    with pytest.raises(abound.SceneError, match=f"too many \\[\\[black_holes\\]\\]: {MAX_BLACK_HOLES + 1}"):
+        build_simulation({"black_holes": [hole] * (MAX_BLACK_HOLES + 1)})
+    sim = abound.Simulation(400, 300)
+    for _ in range(MAX_WALLS):
+        sim.add_wall(10.0, 10.0, 100.0, 20.0)
+    with pytest.raises(abound.SceneError, match="too many walls"):
+        sim.add_wall(10.0, 10.0, 100.0, 20.0)
+    assert len(sim.walls) == MAX_WALLS
+    for _ in range(MAX_BLACK_HOLES):
+        sim.add_black_hole(200.0, 150.0, 1e5)
+    with pytest.raises(abound.SceneError, match="too many black holes"):
+        sim.add_black_hole(200.0, 150.0, 1e5)
+    sim.black_holes.append(sim.black_holes[0])  # (the list is plain: the step looks)
+    with pytest.raises(abound.SceneError, match="too many black holes"):
+        sim.step()
