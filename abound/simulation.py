@@ -301,8 +301,22 @@ class Simulation:
 
     @positions.setter
     def positions(self, value):
-        self._world.pos[:self._world.n] = value
+        self._world.pos[:self._world.n] = self._whole_array(value, "positions")
         self._dirty = True
+
+    def _whole_array(self, value, name):
+        """value as an (N, 2) array for a whole-array assignment: exactly that shape (a
+        single (x, y) had been broadcast to every ball, and a wrong count was numpy's
+        'could not broadcast')."""
+        try:
+            arr = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise SceneError(f"{name} must be an ({self._world.n}, 2) array of numbers") from None
+        if arr.shape != (self._world.n, 2):
+            raise SceneError(f"{name} must be an ({self._world.n}, 2) array (one row a ball), "
+                             f"not shape {arr.shape}; to change some balls, write into "
+                             f"sim.{name}[i] instead")
+        return arr
 
     @property
     def velocities(self):
@@ -311,7 +325,7 @@ class Simulation:
 
     @velocities.setter
     def velocities(self, value):
-        self._world.vel[:self._world.n] = value
+        self._world.vel[:self._world.n] = self._whole_array(value, "velocities")
         self._dirty = True
 
     @property
@@ -411,6 +425,8 @@ class Simulation:
         pos = _numbers(positions, "ball position")
         if pos.shape == (2,):
             pos = pos.reshape(1, 2)
+        elif pos.shape == (0,):  # [] : no balls, as an empty (0, 2) array is
+            pos = pos.reshape(0, 2)
         if pos.ndim != 2 or pos.shape[1] != 2:
             raise SceneError(f"ball position: (x, y) pairs are wanted, an array of shape (k, 2), not shape {pos.shape}")
         k = len(pos)

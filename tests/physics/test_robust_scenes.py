@@ -450,12 +450,17 @@ def test_masses_the_engine_cannot_divide_by_are_refused(kw):
     (lambda s: s.step(1e12), "step dt must be at most 1e"),  # (api.md: dt is at most 1e9 in size)
     (lambda s: setattr(s, "dt", 1e12), "dt must be at most 1e"),
     (lambda s: Simulation(400, 400, dt=1e12), "dt must be at most 1e"),
+    # found by a new-user trial: one (x, y) was broadcast to every ball; a wrong count was numpy's error
+    (lambda s: setattr(s, "positions", [(400.0, 300.0)]), r"positions must be an \(0, 2\) array"),
+    (lambda s: setattr(s, "velocities", np.zeros((5, 2))), r"not shape \(5, 2\)"),
+    (lambda s: setattr(s, "positions", "abc"), "array of numbers"),
 ], ids=["speed-1e300", "position-2e9", "colour-5", "position-text", "pinned-text", "velocity-text", "gravity-1e300",
         "step-text", "step-true", "restitution-true", "mass-text", "width-true", "friction-with-gravity",
         "clusters-text", "speed-true", "wall-text", "wall-true", "wall-1e12", "height-1e10", "resize-1e12",
         "radii-3-for-2", "masses-3-for-2", "pinned-3-for-2", "colours-3-for-2",
         "ball-xs-array", "ball-x-list", "ball-radius-list", "positions-2x3", "positions-flat", "positions-3d",
-        "positions-3", "velocities-2x3", "radii-2x1", "step-1e12", "dt-1e12", "init-dt-1e12"])
+        "positions-3", "velocities-2x3", "radii-2x1", "step-1e12", "dt-1e12", "init-dt-1e12",
+        "set-positions-one-pair", "set-velocities-5-for-0", "set-positions-text"])
 def test_what_a_scene_file_may_not_hold_the_api_refuses_too(call, word):
     # a scene file's numbers are at most 1e9 in size, its colours colours and
     # its switches true or false; the same values handed to the API were
@@ -762,3 +767,18 @@ def test_a_velocity_written_into_a_pinned_ball_is_not_kept(backend):
     t = 6 * dt
     assert sim.positions[i, 1] == pytest.approx(y0 - 0.5 * g * t * t, abs=1e-9)
     assert sim.velocities[i].tolist() == pytest.approx([0.0, -g * t], abs=1e-9)
+
+
+def test_whole_state_arrays_must_have_a_row_a_ball_and_no_balls_is_an_empty_list():
+    # a single (x, y) assigned to sim.positions had moved every ball there (numpy's
+    # broadcast); add_balls([]) was refused while add_balls(np.zeros((0, 2))) added none
+    from abound import SceneError
+    sim = Simulation(400, 400, backend="reference")
+    assert list(sim.add_balls([])) == [] and len(sim) == 0
+    sim.add_balls([(100.0, 100.0), (200.0, 100.0), (300.0, 100.0)], radius=10.0)
+    before = sim.positions.copy()
+    with pytest.raises(SceneError, match=r"\(3, 2\)"):
+        sim.positions = [(200.0, 200.0)]
+    assert np.array_equal(sim.positions, before)
+    sim.positions = before + [0.0, 50.0]  # the whole array, one row a ball: taken
+    assert np.array_equal(sim.positions, before + [0.0, 50.0])
