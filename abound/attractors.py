@@ -298,18 +298,23 @@ def _keep_energy(sim, holes, flying, h, log):
     expected = v0 + accel * h + kicks
     scale_v = np.abs(v0) + np.abs(accel) * h + np.abs(kicks) + np.abs(v)
     explained = np.all(np.abs(v - expected) <= 1e-9 * scale_v, axis=1)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # (what is not finite is left alone)
+    speed = np.hypot(v[:, 0], v[:, 1])
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         kinetic = energy + work - potential(p, holes, w.radius[:n]) + p @ np.asarray(sim.gravity, dtype=np.float64)
-        v2 = np.einsum("ij,ij->i", v, v)
-        scale = np.sqrt(2.0 * kinetic / v2)
-    # (a speed so small that its square underflows gives no finite scale: such a ball is left as it is)
-    fix = free & (w.mode[:n] == FREE) & explained & (v2 > 0.0) & np.isfinite(kinetic) & np.isfinite(scale)
-    # a ball the sub-step's error has put where its energy cannot take it (a pass within a
-    # fraction of the softening of the centre, in more sub-steps than a step may have) is
-    # left at rest there: the least energy it can have
-    scale = np.where(kinetic > 0.0, scale, 0.0)
+        # a ball the sub-step's error has put where its energy cannot take it (a pass within
+        # a fraction of the softening of the centre, in more sub-steps than a step may have)
+        # is left at rest there: the least energy it can have
+        wanted = np.sqrt(2.0 * np.maximum(kinetic, 0.0))
+        scale = np.where(kinetic > 0.0, np.sqrt(2.0 * kinetic / np.einsum("ij,ij->i", v, v)), 0.0)
+    fix = free & (w.mode[:n] == FREE) & explained & (speed > 0.0) & np.isfinite(kinetic)
     if fix.any():
-        w.vel[:n][fix] *= scale[fix, None]
+        # a speed so slow that its square underflows (1e-160 px/s): the ratio of squares
+        # overflowed (and printed a warning); its direction times the speed wanted instead
+        tiny = fix & ~np.isfinite(scale)
+        slow = v[tiny] / speed[tiny, None] * wanted[tiny, None]  # (v is the live array: first)
+        vel = w.vel[:n]
+        vel[fix] *= np.where(np.isfinite(scale), scale, 0.0)[fix, None]
+        vel[tiny] = slow
         sim._seen = (w.pos[:n].copy(), w.vel[:n].copy())  # (the engine's own doing, not an edit to push apart)
 
 

@@ -397,3 +397,35 @@ def test_inside_a_ball_an_unsoftened_hole_pulls_as_a_spring(backend):
     assert measured == pytest.approx(period, rel=0.01)
     swing = 0.5 * float(sim.velocities[0] @ sim.velocities[0]) + 0.5 * gm / r ** 3 * (sim.positions[0, 0] - 200.0) ** 2
     assert swing == pytest.approx(0.5 * gm / r ** 3 * x0 ** 2, rel=1e-9)  # the amplitude, from the energy
+
+
+
+def _energy_kept(v, budget):
+    """One free ball at (300, 200) with velocity v (px/s), no contacts, put through
+    _keep_energy with an energy per unit mass of `budget` plus the hole's potential
+    there (gravity off: px^2/s^2). Returns its velocity after."""
+    from abound.attractors import _keep_energy, potential
+    sim = Simulation(600, 400, gravity=(0.0, 0.0), backend="reference")
+    sim.add_ball(300.0, 200.0, radius=5.0)
+    holes = [sim.black_holes[sim.add_black_hole(100.0, 200.0, 4e6, softening=10.0)]]
+    sim.velocities[0] = v
+    u = potential(sim.positions, holes, sim.radii)[0]
+    flying = (np.array([True]), sim.velocities.copy(), np.zeros((1, 2)), np.array([budget + u]))
+    _keep_energy(sim, holes, flying, 0.01, None)
+    return sim.velocities[0].copy()
+
+
+def test_keeping_the_energy_gives_the_speed_the_energy_asks_for_whatever_the_speed():
+    import warnings
+    # its energy asks for speed sqrt(2 K) along the direction it has: 50 px/s
+    assert np.allclose(_energy_kept((30.0, 40.0), 0.5 * 50.0 ** 2), (30.0, 40.0), rtol=1e-12)
+    assert np.allclose(_energy_kept((3.0, 4.0), 0.5 * 50.0 ** 2), (30.0, 40.0), rtol=1e-12)
+    # so slow that the square of its speed underflows (1e-320): the ratio of squares was
+    # infinite (a RuntimeWarning in the demo's terminal, and an infinite velocity)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        v = _energy_kept((1e-160, 0.0), 0.5 * 50.0 ** 2)
+    assert np.allclose(v, (50.0, 0.0), rtol=1e-12), v
+    # an energy below what its place asks for (the sub-step's error): left at rest, the
+    # least it can have (a change had left it its 30 px/s, more energy than it has)
+    assert np.array_equal(_energy_kept((30.0, 0.0), -100.0), (0.0, 0.0))
