@@ -93,7 +93,23 @@ def is_frame_name(name):
     """Whether a file name is one of the numbered frames (frame_00000.png, ...) that a
     run writes into its directory, or removes there with --force."""
     number = name[len("frame_"):-len(".png")] if name.startswith("frame_") and name.endswith(".png") else ""
-    return number.isdigit() and name == FRAME_NAME.format(int(number))
+    # (ASCII digits only: "frame_\u00b2.png" is no frame, and int() refuses its digit)
+    return number.isascii() and number.isdigit() and name == FRAME_NAME.format(int(number))
+
+
+def _frame_reaching(folder, name):
+    """The frame of folder (a name a run writes or removes there) that is the file
+    ``name`` or leads to it through a symbolic link, or None: by its own name in
+    folder, by where it really lies, or by a frame there that links to it."""
+    real, folder_real = os.path.realpath(name), os.path.realpath(folder)
+    for where in (os.path.abspath(name), real):
+        if is_frame_name(os.path.basename(where)) and os.path.realpath(os.path.dirname(where)) == folder_real:
+            return os.path.join(folder, os.path.basename(where))
+    if os.path.isdir(folder):
+        for entry in Path(folder).glob("frame_*.png"):
+            if is_frame_name(entry.name) and entry.is_symlink() and os.path.realpath(entry) == real:
+                return str(entry)
+    return None
 
 
 def check_frames_dir(path, option="--out", force=False, inputs=()):
@@ -110,10 +126,11 @@ def check_frames_dir(path, option="--out", force=False, inputs=()):
         raise OutputError(f"{option}: an empty name is not a directory name")
     path = Path(path)
     for what, name in inputs:
-        if (name and os.path.isfile(name) and is_frame_name(os.path.basename(name))
-                and os.path.realpath(os.path.dirname(os.path.abspath(name))) == os.path.realpath(path)):
-            raise OutputError(f"{where}: {what}, {name}, is named as a frame of it, and the frames "
-                              f"written there would replace it: give the frames another directory")
+        frame = _frame_reaching(path, name) if name and os.path.isfile(name) else None
+        if frame is not None:
+            raise OutputError(f"{where}: {what}, {name}, is its frame {os.path.basename(frame)} (by name or "
+                              f"by a link), which the frames written there would replace: give the "
+                              f"frames another directory")
     if path.is_dir():
         if not force and (path / FRAME_NAME.format(0)).exists():
             raise OutputError(f"{where}: already holds frames ({FRAME_NAME.format(0)}, ...; "

@@ -63,6 +63,9 @@ def setup(folder):
     (folder / "held").mkdir()  # a scene and a log named as frames of the folder they lie in
     (folder / "held" / "frame_00002.png").write_text("[[spawn]]\ncount = 3\n")
     (folder / "held" / "frame_00000.png").write_bytes(b"not touched")
+    (folder / "link.toml").symlink_to("held/frame_00002.png")  # a scene reached through a link
+    (folder / "linked").mkdir()
+    (folder / "linked" / "frame_00001.png").symlink_to("../my.toml")  # a frame that links to the scene
 
 
 DEMO = ["demo", "drop", "--headless", *SMALL]
@@ -112,11 +115,16 @@ REFUSED = [
      "the scene file being run"),
     # a scene or a log named as a frame of --out: --force wrote a PNG over it, or removed it as stale
     (["capture", "held/frame_00002.png", *SMALL, "--out", "held", "--force"], "--out held",
-     "the scene file being run, held/frame_00002.png, is named as a frame of it"),
+     "the scene file being run, held/frame_00002.png, is its frame frame_00002.png"),
     (["capture", "held/frame_00002.png", *SMALL, "--out", "./held/"], "--out ./held/",
      "the scene file being run"),
     (["capture", "--replay", "held/frame_00000.png", "--out", "held", "--force"], "--out held",
-     "the replay log, held/frame_00000.png, is named as a frame of it"),
+     "the replay log, held/frame_00000.png, is its frame frame_00000.png"),
+    # ... or reached through a symbolic link either way (a review found both)
+    (["capture", "link.toml", *SMALL, "--out", "held", "--force"], "--out held",
+     "the scene file being run, link.toml, is its frame frame_00002.png"),
+    (["capture", "my.toml", *SMALL, "--out", "linked", "--force"], "--out linked",
+     "the scene file being run, my.toml, is its frame frame_00001.png"),
 ]
 
 
@@ -308,3 +316,13 @@ def test_a_full_disk_under_record_removes_a_log_with_no_frame_and_keeps_one_that
     replay = abound(["replay", "r.jsonl", "--headless"], tmp_path)
     assert replay.returncode == 0, replay.stderr
     assert f"after {kept} recorded frames" in replay.stderr, replay.stderr  # (the reader counts as many)
+
+
+def test_only_ascii_numbered_pngs_are_frames():
+    # "frame_\u00b2.png": str.isdigit() says yes, int() refuses it; a capture --force into a
+    # directory holding one ended in a traceback after its frames were written
+    from abound.cli.outputs import is_frame_name
+    assert is_frame_name("frame_00000.png") and is_frame_name("frame_123456.png")
+    for name in ("frame_\u00b2.png", "frame_\u0663\u0663\u0663\u0663\u0663.png", "frame_0000.png", "frame_00000.PNG",
+                 "frame_-0001.png", "frame_00000.png.bak"):
+        assert not is_frame_name(name), name
