@@ -257,6 +257,7 @@ class SaverApp:
         self.quitting = False
         self.opened = time.perf_counter()
         self.origin = None
+        self._settled_pointer = None  # where the pointer rested as the settling ended (X only)
         for window in windows or []:  # someone else's: no fullscreen, no pointer, no input
             app = DemoApp(sim, window=window, box_follows_window=self._follows(sim))
             window.remove_handlers(app)
@@ -364,14 +365,38 @@ class SaverApp:
     def on_mouse_motion(self, x, y, dx, dy):
         if time.perf_counter() - self.opened < SETTLE_SECONDS:
             return True
+        # Where the pointer is, asked of the X server (screen coordinates, whichever window
+        # the event came from), and where it was when the settling ended. A window's own
+        # report will not do: under X the window's first events say (0, 0) wherever the
+        # pointer is, and an event's dx is measured from there (a 1 px nudge read as 760 px
+        # and quit). Off X: where the first motion event after the settling puts it.
+        where = self._pointer() or (x, y)
         if self.origin is None:
-            # where this event puts the pointer, not x - dx: dx is measured from where the
-            # window last saw it, which may be a synthetic event's (0, 0) from the settling
-            # (under Xvfb a 1 px move then read as 760 px, and quit)
-            self.origin = (x, y)
-        if np.hypot(x - self.origin[0], y - self.origin[1]) > MOTION_THRESHOLD:
+            self.origin = self._settled_pointer or where
+        if np.hypot(where[0] - self.origin[0], where[1] - self.origin[1]) > MOTION_THRESHOLD:
             self.quit()
         return True
+
+    def _note_pointer(self, dt):
+        """At the end of the settling: where the pointer rests (None off X)."""
+        self._settled_pointer = self._pointer()
+
+    def _pointer(self):
+        """The pointer's position on the X screen, (x, y) px, or None where there is no X window."""
+        if not self.apps or self.apps[0].window is None:
+            return None
+        window = self.apps[0].window
+        display, xwin = getattr(window, "_x_display", None), getattr(window, "_window", None)
+        if not display or not xwin:
+            return None
+        import ctypes
+        from pyglet.libs.x11 import xlib
+        root, child = xlib.Window(), xlib.Window()
+        rx, ry, wx, wy, mask = ctypes.c_int(), ctypes.c_int(), ctypes.c_int(), ctypes.c_int(), ctypes.c_uint()
+        if not xlib.XQueryPointer(display, xwin, ctypes.byref(root), ctypes.byref(child), ctypes.byref(rx),
+                                  ctypes.byref(ry), ctypes.byref(wx), ctypes.byref(wy), ctypes.byref(mask)):
+            return None
+        return (rx.value, ry.value)
 
     def on_close(self):
         self.quit()
@@ -390,10 +415,12 @@ class SaverApp:
     def run(self):
         import pyglet
         pyglet.clock.schedule_interval(self.tick, 1.0 / self.fps)
+        pyglet.clock.schedule_once(self._note_pointer, max(0.0, self.opened + SETTLE_SECONDS - time.perf_counter()))
         try:
             pyglet.app.run(1.0 / self.fps)
         finally:
             pyglet.clock.unschedule(self.tick)
+            pyglet.clock.unschedule(self._note_pointer)
             self.close()
 
 
