@@ -28,6 +28,7 @@ import math
 
 import numpy as np
 
+from abound.defaults import MAX_BLACK_HOLES
 from abound.physics import backends
 
 FLING_RADIUS = 12.0    # px, radius of a flung ball
@@ -198,7 +199,7 @@ class Controller:
             near = [h for h in sim.black_holes if math.hypot(h.x - x, h.y - y) <= HOLE_PICK]
             if near:
                 sim.black_holes.remove(near[0])
-            else:
+            elif len(sim.black_holes) < MAX_BLACK_HOLES:  # (at the most a scene may hold: no new one)
                 from abound.attractors import place
                 place(sim, x, y)
         else:

@@ -39,6 +39,8 @@ import time
 
 import numpy as np
 
+from abound.defaults import MAX_BLACK_HOLES
+
 MOTION_THRESHOLD = 20.0   # px the pointer may drift before the saver quits
 SETTLE_SECONDS = 0.5      # motion events right after opening are ignored
 LIVEN_KICK = 900.0        # px/s, upward speed of a "kick"
@@ -183,7 +185,7 @@ class Liveliness:
             if new is not None:
                 return new
             # the scene's balls do not fit the box the window made: a kick instead
-        if self.mode == "black_hole":
+        if self.mode == "black_hole" and (self.hole is not None or len(sim.black_holes) < MAX_BLACK_HOLES):
             if self.hole is None:
                 from abound.attractors import place
                 w, h = sim.width, sim.height

@@ -260,6 +260,17 @@ def test_middle_click_places_a_black_hole_and_takes_it_away(app):
     assert app.sim.black_holes == []  # the starting state had none
 
 
+def test_a_middle_click_beyond_the_most_black_holes_adds_none(app):
+    # the 65th had raised SceneError out of the window's event loop: the demo quit, status 2
+    from abound.defaults import MAX_BLACK_HOLES
+    mouse = pyglet.window.mouse
+    for k in range(MAX_BLACK_HOLES):
+        app.sim.add_black_hole(10.0 + 3.0 * k, 10.0, 1.0)
+    app.on_mouse_press(120, 120, mouse.MIDDLE, 0)
+    assert len(app.sim.black_holes) == MAX_BLACK_HOLES
+    app.tick(DT)  # and it runs on
+
+
 def test_demo_of_random_balls_at_a_smaller_size_keeps_their_density(tmp_path):
     # hot_gas: 10,000 balls of radius 3 in 1920x1080. In an 800x600 window they were squeezed
     # into the box (a ring of balls packed along its sides, seconds a frame); now placed in a

@@ -128,6 +128,21 @@ def test_a_still_scene_gets_a_black_hole_for_a_while():
     assert sim.black_holes == []  # and goes
 
 
+def test_a_scene_at_the_most_black_holes_is_livened_with_a_kick_instead():
+    # a 65th hole is refused (abound.defaults.MAX_BLACK_HOLES): the livening had ended the saver
+    from abound.defaults import MAX_BLACK_HOLES
+    sim = Simulation(400, 300, gravity=(0.0, 0.0))
+    sim.add_ball(100.0, 100.0, radius=10.0)
+    for k in range(MAX_BLACK_HOLES):
+        sim.add_black_hole(20.0 + 5.0 * k, 280.0, 1.0)
+    live = Liveliness({"stillness_energy": 0.02, "stillness_seconds": 1.0, "liven": "black_hole"})
+    live.peak = 1e6
+    for _ in range(61):
+        live.update(sim, 1 / 60)
+    assert live.count == 1 and len(sim.black_holes) == MAX_BLACK_HOLES
+    assert math.hypot(*sim.velocities[0]) > 0.0  # kicked
+
+
 def test_turning_gravity_in_a_weightless_scene_kicks_and_livens_again_when_still():
     # pool_break has gravity (0, 0): a turn leaves it (0, 0). The saver stood still
     # for good: nothing moved, and with the peak energy reset to 0 nothing was "still"
