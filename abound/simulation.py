@@ -596,6 +596,8 @@ class Simulation:
         stats are their sum.
         """
         dt = self.dt if dt is None else _limited(_positive(dt, "step dt"), "step dt")
+        if self._backend_name == "fast":
+            backends.warn_if_cold(stacklevel=2)  # (the first step of a new install compiles)
         self._notice_user_edits()  # (before the holes' sub-steps read the state)
         if self.black_holes:
             self._check_black_holes()

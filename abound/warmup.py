@@ -128,16 +128,16 @@ class Warmup:
         listener = None
         try:
             from numba.core import event
+            from abound.physics import backends
             listener = _CompileListener(self._compiling_now)
             event.register("numba:compile", listener)
             listener.refuse = self.child
-            if self.child and _cache_is_cold():
+            if self.child and backends.cache_is_cold():
                 self._compile_in_child()
             for attempt in range(2):
                 if _exiting.is_set():
                     raise _Compiles("the process is ending")
                 try:
-                    from abound.physics import backends
                     _, engine = backends.get("fast")
                     exercise(engine)  # loaded from the cache (the child filled it)
                     break
@@ -217,8 +217,9 @@ class Warmup:
         warm cache the first waits up to CACHE_LOAD_WAIT for the fast engine to load.
         contacts: as Simulation.step's."""
         if not self._looked:
+            from abound.physics import backends
             self._looked = True
-            if not self.done.is_set() and not self.compiling and not _cache_is_cold():
+            if not self.done.is_set() and not self.compiling and not backends.cache_is_cold():
                 deadline = time.perf_counter() + CACHE_LOAD_WAIT
                 # (in slices: loading that finds something to compile stops the wait)
                 while not self.compiling and not self.done.wait(0.05) and time.perf_counter() < deadline:
@@ -296,22 +297,6 @@ def _die_with_parent(parent):
         sys.exit(0)
 
 
-def _cache_is_cold():
-    """True when numba's cache holds no step of the engine for this Python (or stale ones:
-    backends drops those first). Then the fast engine must be compiled."""
-    import glob
-    import os
-    from abound.physics import backends, engine
-    folder = os.path.dirname(os.path.abspath(backends.__file__))
-    backends.drop_stale_cache(folder)
-    home = engine.step.__module__.rsplit(".", 1)[1]  # the module the step is written in (loop)
-    cache = backends.numba_cache_dir(os.path.join(folder, home + ".py"))
-    if cache is None:
-        return True
-    tag = f"py{sys.version_info[0]}{sys.version_info[1]}"
-    return not glob.glob(os.path.join(glob.escape(cache), f"{home}.step-*.{tag}.nbi"))
-
-
 def fast_is_ready():
     """Whether a warm-up of this process has the fast engine ready (switching to it
     then compiles and loads nothing on the caller's thread)."""
@@ -324,7 +309,7 @@ def note_if_cold(backend, stream=None):
     a command that waits for the compiler (bench) is then not silent for minutes.
     Returns whether it said so."""
     from abound.physics import backends
-    if backend not in (None, "auto", "fast") or "fast" not in backends.available() or not _cache_is_cold():
+    if backend not in (None, "auto", "fast") or "fast" not in backends.available() or not backends.cache_is_cold():
         return False
     print(f"abound: {MESSAGE}: a few minutes; later runs load it at once", file=stream or sys.stderr, flush=True)
     return True

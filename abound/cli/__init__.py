@@ -113,11 +113,16 @@ def build_parser(argv):
 
 def main(argv=None):
     """Run the ``abound`` command; returns the exit status."""
-    argv = list(sys.argv[1:] if argv is None else argv)
     import warnings
-    from abound.errors import SceneError
     from abound.physics.backends import CompileNotice
-    warnings.filterwarnings("ignore", category=CompileNotice)  # the commands say it in their own words
+    with warnings.catch_warnings():  # (a program that calls main() keeps its own filters after)
+        warnings.filterwarnings("ignore", category=CompileNotice)  # the commands say it in their own words
+        return _main(argv)
+
+
+def _main(argv):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    from abound.errors import SceneError
     from abound.cli.outputs import OutputError
     try:
         parser, module, problem = build_parser(argv)

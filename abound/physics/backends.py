@@ -143,30 +143,40 @@ def _start_numba():
     gc.freeze()
 
 
-def _warn_when_compiling():
-    """Warn (CompileNotice) at numba's first compilation in this process, once: numba
-    announces each compilation (a cache miss), not a load from its cache."""
-    import warnings
-    from numba.core import event
+def cache_is_cold():
+    """True when numba's cache holds no step of the engine for this Python (or stale ones:
+    dropped first). Then the fast engine must be compiled before its first step."""
+    import glob
+    from abound.physics import engine
+    folder = os.path.dirname(os.path.abspath(__file__))
+    drop_stale_cache(folder)
+    home = engine.step.__module__.rsplit(".", 1)[1]  # the module the step is written in (loop)
+    cache = numba_cache_dir(os.path.join(folder, home + ".py"))
+    if cache is None:
+        return True
+    tag = f"py{sys.version_info[0]}{sys.version_info[1]}"
+    return not glob.glob(os.path.join(glob.escape(cache), f"{home}.step-*.{tag}.nbi"))
 
-    class _FirstCompile(event.Listener):
-        said = False  # (it stays registered: unregistering while numba walks its listeners skips one)
 
-        def on_start(self, ev):
-            if not self.said:
-                self.said = True
-                # (from no line of numba's, where the compiler calls this: from abound)
-                warnings.warn_explicit(COMPILE_NOTICE, CompileNotice, "abound", 0, module="abound")
+_looked_for_cache = []  # (once a process: whether the first fast step found numba's cache cold)
 
-        def on_end(self, ev):
-            pass
-    event.register("numba:compile", _FirstCompile())
+
+def warn_if_cold(stacklevel):
+    """Before the first step of the fast engine in this process: a CompileNotice if numba
+    must compile it first (a minute or more of silence otherwise). Warned here, at the
+    caller's line, not from inside numba's compiler: there a filter that turns warnings
+    into errors would have broken the compilation."""
+    if _looked_for_cache:
+        return
+    _looked_for_cache.append(cache_is_cold())
+    if _looked_for_cache[0]:
+        import warnings
+        warnings.warn(COMPILE_NOTICE, CompileNotice, stacklevel=stacklevel + 1)
 
 
 def _load_fast():
     import numba  # noqa: F401  (fails here, clearly, when numba is missing)
     _start_numba()
-    _warn_when_compiling()
     drop_stale_cache(os.path.dirname(os.path.abspath(__file__)))
     pkg_name = "abound.physics._compiled"
     if pkg_name not in sys.modules:
