@@ -309,9 +309,11 @@ class Simulation:
         single (x, y) had been broadcast to every ball, and a wrong count was numpy's
         'could not broadcast')."""
         try:
-            arr = np.asarray(value, dtype=np.float64)
-        except (TypeError, ValueError):
+            arr = _numbers(value, name)  # (not text nor True/False, as everywhere in the API)
+        except ValueError:  # (rows of different lengths: numpy's "inhomogeneous shape")
             raise SceneError(f"{name} must be an ({self._world.n}, 2) array of numbers") from None
+        if arr.shape == (0,):
+            arr = arr.reshape(0, 2)  # (no balls: [] as add_balls takes it)
         if arr.shape != (self._world.n, 2):
             raise SceneError(f"{name} must be an ({self._world.n}, 2) array (one row a ball), "
                              f"not shape {arr.shape}; to change some balls, write into "

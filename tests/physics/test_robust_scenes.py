@@ -454,13 +454,16 @@ def test_masses_the_engine_cannot_divide_by_are_refused(kw):
     (lambda s: setattr(s, "positions", [(400.0, 300.0)]), r"positions must be an \(0, 2\) array"),
     (lambda s: setattr(s, "velocities", np.zeros((5, 2))), r"not shape \(5, 2\)"),
     (lambda s: setattr(s, "positions", "abc"), "array of numbers"),
+    (lambda s: setattr(s, "positions", np.zeros((0, 2)).astype(str)), "array of numbers"),  # (a review: text)
+    (lambda s: setattr(s, "velocities", np.zeros((0, 2), dtype=bool)), "array of numbers"),
 ], ids=["speed-1e300", "position-2e9", "colour-5", "position-text", "pinned-text", "velocity-text", "gravity-1e300",
         "step-text", "step-true", "restitution-true", "mass-text", "width-true", "friction-with-gravity",
         "clusters-text", "speed-true", "wall-text", "wall-true", "wall-1e12", "height-1e10", "resize-1e12",
         "radii-3-for-2", "masses-3-for-2", "pinned-3-for-2", "colours-3-for-2",
         "ball-xs-array", "ball-x-list", "ball-radius-list", "positions-2x3", "positions-flat", "positions-3d",
         "positions-3", "velocities-2x3", "radii-2x1", "step-1e12", "dt-1e12", "init-dt-1e12",
-        "set-positions-one-pair", "set-velocities-5-for-0", "set-positions-text"])
+        "set-positions-one-pair", "set-velocities-5-for-0", "set-positions-text", "set-positions-strings",
+        "set-velocities-bools"])
 def test_what_a_scene_file_may_not_hold_the_api_refuses_too(call, word):
     # a scene file's numbers are at most 1e9 in size, its colours colours and
     # its switches true or false; the same values handed to the API were
@@ -779,6 +782,11 @@ def test_whole_state_arrays_must_have_a_row_a_ball_and_no_balls_is_an_empty_list
     before = sim.positions.copy()
     with pytest.raises(SceneError, match=r"\(3, 2\)"):
         sim.positions = [(200.0, 200.0)]
+    assert np.array_equal(sim.positions, before)
+    with pytest.raises(SceneError, match="array of numbers"):
+        sim.positions = [["150", "120"], ["250", "120"], ["350", "120"]]  # text, as add_ball refuses it
+    with pytest.raises(SceneError, match="array of numbers"):
+        sim.velocities = [[True, False], [False, True], [True, True]]
     assert np.array_equal(sim.positions, before)
     sim.positions = before + [0.0, 50.0]  # the whole array, one row a ball: taken
     assert np.array_equal(sim.positions, before + [0.0, 50.0])
