@@ -16,6 +16,12 @@ def file_name(text):
 file_name.__name__ = "name"
 
 
+# the most frames a headless run steps or writes (a typo of a few digits too many had run
+# until killed), and physics steps between two written frames (28 minutes of a 60 Hz scene)
+MAX_FRAMES = 1_000_000
+MAX_EVERY = 100_000
+
+
 def count(lo, hi=None):
     """An integer >= lo (and <= hi if given: a typo of a few digits too many is refused,
     not run for days)."""
@@ -44,7 +50,8 @@ def positive(kind, hi=None):
         if not (v > 0 and math.isfinite(v)):
             raise argparse.ArgumentTypeError(f"must be positive, not {text}")
         if hi is not None and v > hi:
-            raise argparse.ArgumentTypeError(f"must be at most {hi:g}, not {text}")
+            most = f"{hi:,}" if isinstance(hi, int) else f"{hi:g}"
+            raise argparse.ArgumentTypeError(f"must be at most {most}, not {text}")
         return v
     conv.__name__ = kind.__name__
     return conv

@@ -15,12 +15,11 @@ both are imported only then.
 import importlib
 import json
 import sys
-from abound.cli.args import box_size, count, positive
+from abound.cli.args import MAX_FRAMES, box_size, count, positive
 from abound.scene import schema
 from abound.timing import Meter, measure, percentile, relative_drift, warm_up  # noqa: F401
 
 BALL_TOI = ("analytic", "bisection")
-MAX_FRAMES = 1_000_000  # (--frames 99999999999, a typo, had run until killed)
 
 
 def add_arguments(parser):

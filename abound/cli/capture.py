@@ -9,7 +9,7 @@ import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from abound.cli.args import count, file_name, image_size, plural
+from abound.cli.args import MAX_EVERY, MAX_FRAMES, count, file_name, image_size, plural
 from abound.cli.outputs import (FRAME_NAME, OutputError, VideoWriter, add_force, check_distinct, check_file,
                                 check_frames_dir, finish_video, is_frame_name)
 
@@ -75,12 +75,6 @@ def _remove_partial(path):
         os.remove(path)
     except OSError:
         pass  # never made, or not ours to remove
-
-
-# bounds of a capture: a million frames, and 100,000 steps (28 minutes of a 60 Hz scene) between two
-# (--every 99999999999, a typo, had run silently until killed)
-MAX_FRAMES = 1_000_000
-MAX_EVERY = 100_000
 
 
 def run(args):

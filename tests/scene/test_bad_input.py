@@ -218,7 +218,7 @@ COMMAND_LINES = [
      "argument --every: must be at most 100,000, not 99999999999"),
     (["capture", GOOD_SCENE, "--frames", "99999999", "--out", "frames"],
      "argument --frames: must be at most 1,000,000, not 99999999"),
-    (["bench", "--frames", "99999999999"], "argument --frames: must be at most 1e+06, not 99999999999"),
+    (["bench", "--frames", "99999999999"], "argument --frames: must be at most 1,000,000, not 99999999999"),
     (["capture", GOOD_SCENE, "--size", "0x0", "--out", "frames"], "argument --size"),
     (["capture", GOOD_SCENE, "--size", "big", "--gif", "a.gif"], "argument --size"),
     (["capture", GOOD_SCENE, "--balls", "0", "--out", "frames"], "argument --balls: must be >= 1, not 0"),
