@@ -70,6 +70,7 @@ class ReplayWriter:
         self._last_frame_step = 0
         self._step = 0
         self._file = open(path, "w", encoding="utf-8")
+        self._whole = 0  # bytes of the log up to its last whole frame
         self._write({MAGIC: FORMAT, "abound": __version__, "scene": scene, "source": dict(source or {}),
                      "backend": sim.backend, "ball_toi": sim.ball_toi, "dt": sim.dt,
                      "window": [int(window[0]), int(window[1])], "start": state_digest(sim)})
@@ -88,14 +89,18 @@ class ReplayWriter:
         """What becomes of a log whose write failed, said after the reason. One that holds no
         whole frame replays nothing and only blocks the next --record of that name: it is
         removed (a regular file only: never /dev/full). One that does replays up to them."""
-        if self.frames > 0:
-            return f" (it replays its first {self.frames} frame{'s' if self.frames != 1 else ''})"
-        file, self._file = self._file, None
+        file, self._file = self._file, None  # (given up: close() writes no end record after this)
         try:
             if file is not None:
                 file.close()
         except OSError:
             pass  # (its buffer cannot be written either)
+        if self.frames > 0:
+            try:  # what close() wrote after the last whole frame, if space came back: cut off
+                os.truncate(self.path, self._whole)
+            except OSError:
+                pass
+            return f" (it replays its first {self.frames} frame{'s' if self.frames != 1 else ''})"
         if os.path.isfile(self.path) and not os.path.islink(self.path):
             try:
                 os.remove(self.path)
@@ -105,6 +110,8 @@ class ReplayWriter:
         return ""
 
     def _write(self, obj):
+        if self._file is None:
+            return  # (given up after a failed write, which said so)
         with self._named():
             self._file.write(_dumps(obj) + "\n")
 
@@ -115,8 +122,11 @@ class ReplayWriter:
     def frame(self, steps):
         """A frame was drawn after ``steps`` physics steps of the run in total."""
         self._write({"frame": self.frames, "steps": int(steps - self._last_frame_step)})
+        if self._file is None:
+            return
         with self._named():
             self._file.flush()  # a crash loses at most the frame being drawn
+            self._whole = self._file.buffer.tell()  # bytes up to the last whole frame
         self._last_frame_step = steps
         self.frames += 1
 

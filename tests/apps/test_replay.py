@@ -339,3 +339,33 @@ def test_a_log_that_cannot_be_written_names_itself(tmp_path, capsys):
     assert str(info.value) == "[Errno 28] cannot write the replay log: No space left on device: '/dev/full'"
     writer.close(sim, 1)  # (closed: close does nothing)
     assert os.path.exists("/dev/full")
+
+
+def test_a_log_whose_disk_filled_after_some_frames_holds_just_those_when_space_comes_back(tmp_path):
+    # a frame's write fails (ENOSPC) after 3 whole frames; the space comes back before the
+    # demo ends: the log must hold the 3 frames the error line promised, whole, and no
+    # end record counting a 4th (a review: close() wrote the failed frame and an end record)
+    import errno
+    from abound.replay import ReplayWriter
+    sim = Simulation.from_config(SCENE)
+    path = tmp_path / "r.jsonl"
+    writer = ReplayWriter(path, sim, (W, H))
+    for k in range(3):
+        sim.step()
+        writer.frame(k + 1)
+    real = writer._file
+
+    class Full:  # the file as a full disk makes it: every flush fails
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def flush(self):
+            raise OSError(errno.ENOSPC, "No space left on device")
+    writer._file = Full()
+    sim.step()
+    with pytest.raises(OSError) as info:
+        writer.frame(4)
+    assert "it replays its first 3 frames" in str(info.value)
+    writer.close(sim, 4)  # (the demo's ending: nothing more is written)
+    log = read_replay(path)
+    assert (log.frames, log.final) == (3, None)
