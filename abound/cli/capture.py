@@ -85,7 +85,8 @@ def run(args):
               file=sys.stderr)
         return 2
     # before the run: a bad place or format is refused now, not after the frames are made
-    check_distinct([("--out", args.out), ("--gif", args.gif), ("--mp4", args.mp4), ("--wav", args.wav)], args.scene)
+    check_distinct([("--out", args.out), ("--gif", args.gif), ("--mp4", args.mp4), ("--wav", args.wav)], args.scene,
+                   args.replay)
     if args.out:
         check_frames_dir(args.out, "--out", args.force,
                          inputs=[("the scene file being run", args.scene), ("the replay log", args.replay)])

@@ -71,15 +71,18 @@ def check_file(path, option, formats=None, force=False):
     return path
 
 
-def check_distinct(outputs, scene=None):
+def check_distinct(outputs, scene=None, replay=None):
     """Refuse two output options that name one file: ``outputs`` is (option, path) pairs,
     path None for an option not given. (``--video v.gif --record v.gif`` wrote both into
     one file, each over the other: a GIF of 2 frames and no replay log, and exit 0.)
-    scene: the SCENE argument, a file no output may name either (``demo my.toml
-    --record my.toml --force`` replaced the hand-written scene with the log)."""
+    scene: the SCENE argument, and replay: the replay log being run, files no output
+    may name either (``demo my.toml --record my.toml --force`` replaced the
+    hand-written scene with the log)."""
     seen = {}
     if scene and os.path.isfile(scene):  # (not a shipped scene's name)
         seen[os.path.realpath(scene)] = f"the scene file being run, {scene}"
+    if replay and os.path.isfile(replay):
+        seen[os.path.realpath(replay)] = f"the replay log being run, {replay}"
     for option, path in outputs:
         if not path:
             continue

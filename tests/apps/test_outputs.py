@@ -120,6 +120,9 @@ REFUSED = [
      "the scene file being run"),
     (["capture", "--replay", "held/frame_00000.png", "--out", "held", "--force"], "--out held",
      "the replay log, held/frame_00000.png, is its frame frame_00000.png"),
+    # the replay log itself, as an output's name: --force had written the video over it
+    (["capture", "--replay", "existing.mp4", "--frames", "1", "--mp4", "existing.mp4", "--force"],
+     "--mp4 existing.mp4", "the same file as the replay log being run"),
     # ... or reached through a symbolic link either way (a review found both)
     (["capture", "link.toml", *SMALL, "--out", "held", "--force"], "--out held",
      "the scene file being run, link.toml, is its frame frame_00002.png"),
