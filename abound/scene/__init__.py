@@ -19,6 +19,7 @@ import numpy as np
 from abound import simulation
 from abound.defaults import DEFAULT_PALETTE
 from abound.errors import MAX_NESTING, SceneError, read_user_file, show_path, too_deep
+from abound.physics import backends
 from abound.physics.checks import segment_distance
 from abound.scene import schema
 from abound.scene.schema import MAX_BALLS, Ctx, normalize
@@ -207,6 +208,7 @@ def _prepare(raw, name, *, seed, backend, balls, size):
         scene["world"]["width"], scene["world"]["height"] = float(w), float(h)
     if backend is not None:
         scene["physics"]["backend"] = schema.choice(schema.BACKENDS)(backend, ctx.at("backend override"), "backend")
+        _available(backend, ctx.at("backend override"))  # (named as the override, not as the file's key)
     if seed is not None:
         seed = schema.integer(lo=0)(seed, ctx.at("seed override"), "seed")
         scene["physics"]["seed"] = seed
@@ -276,6 +278,15 @@ def build_simulation(source=None, *, seed=None, backend=None, balls=None, size=N
     return build_scene(scene, name)
 
 
+def _available(backend, ctx):
+    """The backend named can run here (a known name that is not installed: pymunk's
+    plugin without pymunk), or the error naming where it was asked for."""
+    try:
+        backends.get(backend)
+    except SceneError as exc:
+        raise ctx.error(str(exc)) from None
+
+
 def build_scene(scene, name="<scene>"):
     """A :class:`abound.Simulation` from a normalized scene (what :func:`load_scene`
     returns), its errors naming ``name``: a scene read once, looked at, then built."""
@@ -284,6 +295,7 @@ def build_scene(scene, name="<scene>"):
     ctx = Ctx(name)
     world, phys = scene["world"], scene["physics"]
     W, H = world["width"], world["height"]
+    _available(phys["backend"], ctx.at("[physics]"))
     try:
         sim = Simulation(width=W, height=H, gravity=tuple(world["gravity"]),
                          backend=phys["backend"], ball_toi=phys["ball_toi"],
@@ -292,10 +304,8 @@ def build_scene(scene, name="<scene>"):
                          rest_speed=world["rest_speed"], dt=phys["dt"], density=world["density"],
                          rolling_friction=world["rolling_friction"],
                          contact_clusters=phys["contact_clusters"])
-    except SceneError as exc:  # (what normalize cannot see alone: rolling friction with gravity,
-        # a backend not installed here)
-        section = "[physics]" if str(exc).startswith("backend ") else "[world]"
-        raise ctx.at(section).error(str(exc)) from None
+    except SceneError as exc:  # (what normalize cannot see alone: rolling friction with gravity)
+        raise ctx.at("[world]").error(str(exc)) from None
 
     # the cell of the placement grid: the largest spawned diameter
     rmax = max((g["radius"][1] for g in scene["spawn"]), default=1.0)

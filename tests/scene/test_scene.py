@@ -299,6 +299,12 @@ def test_a_backend_not_installed_here_is_named_under_physics(tmp_path, monkeypat
     with pytest.raises(abound.SceneError) as info:
         build_simulation(str(path))
     assert str(info.value).startswith(f"{path}: [physics]: backend 'pymunk' is not available here"), str(info.value)
+    # asked for on the command line (--backend), for a file that names no backend: the override
+    # is named, not a key the file does not hold (a review)
+    path.write_text("")
+    with pytest.raises(abound.SceneError) as info:
+        build_simulation(str(path), backend="pymunk")
+    assert str(info.value).startswith(f"{path}: backend override: backend 'pymunk' is not available"), str(info.value)
 
 
 def test_walls_and_black_holes_are_bounded_in_a_scene_and_in_the_api():
