@@ -220,6 +220,18 @@ class Simulation:
         self._rest_speed = DEFAULT_REST_SPEED if v is None else _nonnegative(v, "rest_speed")
 
     @property
+    def time(self):
+        """s: the simulated time so far (user code may set it, to a finite number)."""
+        return self._time
+
+    @time.setter
+    def time(self, v):
+        t = _one_number(v, "time")
+        if not math.isfinite(t) or abs(t) > 1e300:  # (NaN had stayed NaN; text failed inside step)
+            raise SceneError(f"time must be a finite number, not {v!r}")
+        self._time = t
+
+    @property
     def dt(self):
         """s: the step a bare ``step()`` takes (the demo's and the saver's fixed step)."""
         return self._dt
@@ -458,6 +470,8 @@ class Simulation:
                 m = math.pi * r * r * self.density
             else:
                 m = _per_ball(mass, "ball mass", (k,)).copy()
+                if not np.all((m >= 1e-9) & (m <= MAX_MAGNITUDE)):  # (as a scene file's mass: 1e300 neared overflow)
+                    raise SceneError(f"ball mass must lie in 1e-09..{MAX_MAGNITUDE:g}, as in a scene file")
             # the engine divides by it: 1/m must be finite too (no denormal masses)
             if not np.all((m > 0) & np.isfinite(m) & np.isfinite(1.0 / m)):
                 raise SceneError("ball mass must be a positive finite number (so must 1/mass and area x density)")
@@ -490,7 +504,7 @@ class Simulation:
         if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
             raise SceneError(f"a ball's index must be a whole number, not {i!r}")
         if not 0 <= i < self.n:
-            raise IndexError(i)
+            raise IndexError(f"no ball {i}: there are {self.n}" + (f" (0 to {self.n - 1})" if self.n else ""))
         return i
 
     def remove_ball(self, i):
@@ -636,7 +650,7 @@ class Simulation:
                 part["t"] += offset
                 logs.append(part)
             log = np.concatenate(logs) if logs else np.empty(0, CONTACT_DTYPE)
-        self.time = start + dt  # (the sub-steps' sum, without their round-off)
+        self._time = start + dt  # (the sub-steps' sum, without their round-off)
         total = StepStats(*(sum(getattr(s, f) for _, s in parts) for f in ("ball_ball", "ball_wall", "events",
                                                                          "frozen")),
                           stopped=any(s.stopped for _, s in parts),
@@ -685,7 +699,7 @@ class Simulation:
             raise SceneError(f"the {self._backend_name} backend cannot log contacts (step(contacts=True))")
         if np.all((w.mode[:w.n] == ASLEEP) | (w.mode[:w.n] == PINNED)):
             # Nothing moves and nothing can wake a sleeper: a settled scene costs nothing.
-            self.time += dt
+            self._time += dt
             self.last_stats = StepStats(contact_log=np.empty(0, CONTACT_DTYPE) if contacts else None)
             return self.last_stats
         log = None
@@ -703,7 +717,7 @@ class Simulation:
                              balance=self._split_balance if together else None)
         else:
             raw = self._backend.step(w.ball_arrays(), w.wall_arrays(), params, dt)
-        self.time += dt
+        self._time += dt
         n = w.n
         self._seen = (w.pos[:n].copy(), w.vel[:n].copy())
         if len(raw) > S_SOLVED:  # (pymunk: no solves)
@@ -816,7 +830,10 @@ def _check_size(width, height):
 def _numbers(v, name):
     """v as a float64 array, if it holds numbers (not text, not True/False, which
     numpy would take as 100.0 or 1.0, also among numbers: [True, 0.0] is float)."""
-    a = np.asarray(v)
+    try:
+        a = np.asarray(v)
+    except ValueError:  # (ragged: [(1, 2), (3,)])
+        raise SceneError(f"{name} must be numbers in a regular array, not {v!r}") from None
     if a.dtype.kind not in "iuf" or (not isinstance(v, np.ndarray) and _holds_bool(v)):
         raise SceneError(f"{name} must be numbers, not {v!r}")
     return a.astype(float)

@@ -456,6 +456,12 @@ def test_masses_the_engine_cannot_divide_by_are_refused(kw):
     (lambda s: setattr(s, "positions", "abc"), "array of numbers"),
     (lambda s: setattr(s, "positions", np.zeros((0, 2)).astype(str)), "array of numbers"),  # (a review: text)
     (lambda s: setattr(s, "velocities", np.zeros((0, 2), dtype=bool)), "array of numbers"),
+    # found by a library-user trial
+    (lambda s: s.add_balls([(100.0, 100.0), (100.0,)]), "regular array"),  # (numpy's inhomogeneous shape)
+    (lambda s: s.add_ball(100.0, 100.0, mass=1e300), r"mass must lie in 1e-09..1e\+09"),
+    (lambda s: s.add_ball(100.0, 100.0, mass=1e-300), "mass must lie in"),
+    (lambda s: setattr(s, "time", float("nan")), "time must be a finite number"),
+    (lambda s: setattr(s, "time", "abc"), "time must be numbers"),
 ], ids=["speed-1e300", "position-2e9", "colour-5", "position-text", "pinned-text", "velocity-text", "gravity-1e300",
         "step-text", "step-true", "restitution-true", "mass-text", "width-true", "friction-with-gravity",
         "clusters-text", "speed-true", "wall-text", "wall-true", "wall-1e12", "height-1e10", "resize-1e12",
@@ -463,7 +469,7 @@ def test_masses_the_engine_cannot_divide_by_are_refused(kw):
         "ball-xs-array", "ball-x-list", "ball-radius-list", "positions-2x3", "positions-flat", "positions-3d",
         "positions-3", "velocities-2x3", "radii-2x1", "step-1e12", "dt-1e12", "init-dt-1e12",
         "set-positions-one-pair", "set-velocities-5-for-0", "set-positions-text", "set-positions-strings",
-        "set-velocities-bools"])
+        "set-velocities-bools", "positions-ragged", "mass-1e300", "mass-1e-300", "time-nan", "time-text"])
 def test_what_a_scene_file_may_not_hold_the_api_refuses_too(call, word):
     # a scene file's numbers are at most 1e9 in size, its colours colours and
     # its switches true or false; the same values handed to the API were
@@ -555,7 +561,7 @@ def test_pinning_a_ball_that_is_not_there_is_refused_and_changes_nothing(i):
     # the arrays' spare room (or, for -1, into the last ball) and said nothing
     sim = Simulation(400, 400, backend="reference")
     sim.add_ball(100.0, 100.0, vx=10.0)
-    with pytest.raises(IndexError):
+    with pytest.raises(IndexError, match=f"no ball {i}: there are 1"):
         sim.set_pinned(i, True)
     with pytest.raises(SceneError, match="pinned must be True or False"):
         sim.set_pinned(0, "no")  # (it pinned the ball: "no" is true)
@@ -790,3 +796,12 @@ def test_whole_state_arrays_must_have_a_row_a_ball_and_no_balls_is_an_empty_list
     assert np.array_equal(sim.positions, before)
     sim.positions = before + [0.0, 50.0]  # the whole array, one row a ball: taken
     assert np.array_equal(sim.positions, before + [0.0, 50.0])
+
+
+def test_import_abound_gives_the_shipped_data_as_api_md_shows_it():
+    # (a library-user trial: abound.resources was an AttributeError until imported by name)
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, "-c", "import abound; print(abound.resources.config_path('galton').name)"],
+                          capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stdout.strip()) == (0, "galton.toml"), proc.stderr
