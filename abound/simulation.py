@@ -741,10 +741,14 @@ class Simulation:
         engine promises: none in flight beyond its touch tolerance (TOUCH_REL
         x the smaller radius); a pair of which a ball lies in a contact
         cluster or asleep may overlap by what a cluster's solve leaves, up to
-        CLUSTER_OVERLAP x the smaller radius (docs/physics.md)."""
+        CLUSTER_OVERLAP x the smaller radius (docs/physics.md). Two pinned balls
+        are where user code put them, not the engine's doing: never listed (as
+        max_overlap() leaves them out)."""
         pairs, gaps, rmin = self._close_pairs(0.0)
-        held = np.isin(self._world.mode[pairs], (CLUSTER, ASLEEP)).any(axis=1)
-        return pairs[gaps < -np.where(held, CLUSTER_OVERLAP, TOUCH_REL) * rmin]
+        modes = self._world.mode[pairs]
+        held = np.isin(modes, (CLUSTER, ASLEEP)).any(axis=1)
+        placed = (modes == PINNED).all(axis=1)
+        return pairs[(gaps < -np.where(held, CLUSTER_OVERLAP, TOUCH_REL) * rmin) & ~placed]
 
     def _close_pairs(self, reach):
         """(pairs, gaps) of the balls closer than reach px (None: the largest touch

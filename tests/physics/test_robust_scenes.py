@@ -805,3 +805,14 @@ def test_import_abound_gives_the_shipped_data_as_api_md_shows_it():
     proc = subprocess.run([sys.executable, "-c", "import abound; print(abound.resources.config_path('galton').name)"],
                           capture_output=True, text=True, timeout=60)
     assert (proc.returncode, proc.stdout.strip()) == (0, "galton.toml"), proc.stderr
+
+
+def test_overlapping_and_max_overlap_agree_on_two_pinned_balls():
+    # two pins placed into each other (pegs, as user code put them): max_overlap() left them
+    # out and overlapping() listed them (a library-user trial); neither is the engine's doing
+    sim = Simulation(800, 600, backend="reference")
+    sim.add_balls([(100.0, 100.0), (105.0, 100.0)], pinned=True)
+    sim.add_balls([(300.0, 300.0), (305.0, 300.0)])  # two free ones, overlapping: listed
+    assert sim.overlapping().tolist() == [[2, 3]] and sim.max_overlap() > 0.0
+    sim.step(1e-4)  # (the free pair is pushed apart)
+    assert sim.overlapping().tolist() == [] and sim.max_overlap() == 0.0
