@@ -304,17 +304,16 @@ def _keep_energy(sim, holes, flying, h, log):
         # a ball the sub-step's error has put where its energy cannot take it (a pass within
         # a fraction of the softening of the centre, in more sub-steps than a step may have)
         # is left at rest there: the least energy it can have
-        wanted = np.sqrt(2.0 * np.maximum(kinetic, 0.0))
         scale = np.where(kinetic > 0.0, np.sqrt(2.0 * kinetic / np.einsum("ij,ij->i", v, v)), 0.0)
     fix = free & (w.mode[:n] == FREE) & explained & (speed > 0.0) & np.isfinite(kinetic)
     if fix.any():
-        # a speed so slow that its square underflows (1e-160 px/s): the ratio of squares
-        # overflowed (and printed a warning); its direction times the speed wanted instead
+        # a speed so slow that its square underflows (1e-160 px/s; kinetic > 0 there): the
+        # ratio of squares is infinite; its direction times the speed wanted instead
         tiny = fix & ~np.isfinite(scale)
-        slow = v[tiny] / speed[tiny, None] * wanted[tiny, None]  # (v is the live array: first)
-        vel = w.vel[:n]
-        vel[fix] *= np.where(np.isfinite(scale), scale, 0.0)[fix, None]
-        vel[tiny] = slow
+        vel = w.vel[:n]  # (v: the same live array)
+        vel[tiny] = v[tiny] / speed[tiny, None] * np.sqrt(2.0 * kinetic[tiny])[:, None]
+        scaled = fix & ~tiny
+        vel[scaled] *= scale[scaled, None]
         sim._seen = (w.pos[:n].copy(), w.vel[:n].copy())  # (the engine's own doing, not an edit to push apart)
 
 

@@ -9,6 +9,7 @@ DEFAULT_DENSITY = 1.0  # mass per px^2 when a ball's mass is not given
 # would take the physics out of what float64 resolves: scene files and the
 # Simulation API alike refuse them
 MAX_MAGNITUDE = 1e9
+MIN_POSITIVE = 1e-9  # the smallest value of a number that must be positive (a mass, a radius in a scene)
 # every ball's predictions look at every wall, and every free ball feels every black hole
 # (a scene of 10,000 walls took 15 s to check and crawled; 2,000 holes took 0.5 s a step
 # for 100 balls): beyond these a scene or a program is a typo or a generator gone wrong

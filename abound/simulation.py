@@ -19,7 +19,8 @@ from abound.physics.kernels import TOUCH_REL
 from abound.physics.world import World, ASLEEP, CLUSTER, PINNED, BOX_WALLS
 
 from abound.defaults import (BALL_TOI, DEFAULT_DENSITY, DEFAULT_PALETTE, DEFAULT_REST_SPEED,  # noqa: F401
-                             MAX_BLACK_HOLES, MAX_MAGNITUDE, MAX_WALLS, RESTITUTION_MIX, TABLE_GRAVITY)
+                             MAX_BLACK_HOLES, MAX_MAGNITUDE, MAX_WALLS, MIN_POSITIVE, RESTITUTION_MIX,
+                             TABLE_GRAVITY)
 
 
 @dataclass(frozen=True)
@@ -227,7 +228,7 @@ class Simulation:
     @time.setter
     def time(self, v):
         t = _one_number(v, "time")
-        if not math.isfinite(t) or abs(t) > 1e300:  # (NaN had stayed NaN; text failed inside step)
+        if not math.isfinite(t):  # (NaN had stayed NaN; text failed inside step)
             raise SceneError(f"time must be a finite number, not {v!r}")
         self._time = t
 
@@ -321,11 +322,9 @@ class Simulation:
         single (x, y) had been broadcast to every ball, and a wrong count was numpy's
         'could not broadcast')."""
         try:
-            arr = _numbers(value, name)  # (not text nor True/False, as everywhere in the API)
-        except ValueError:  # (rows of different lengths: numpy's "inhomogeneous shape")
+            arr = _pairs(value, name)  # (numbers only, as everywhere in the API)
+        except SceneError:  # (said again with the shape wanted)
             raise SceneError(f"{name} must be an ({self._world.n}, 2) array of numbers") from None
-        if arr.shape == (0,):
-            arr = arr.reshape(0, 2)  # (no balls: [] as add_balls takes it)
         if arr.shape != (self._world.n, 2):
             raise SceneError(f"{name} must be an ({self._world.n}, 2) array (one row a ball), "
                              f"not shape {arr.shape}; to change some balls, write into "
@@ -436,11 +435,7 @@ class Simulation:
         one per ball (as add_ball's); color: None (the palette in turn), one
         colour, or a list of k colours. Anything else is a SceneError.
         """
-        pos = _numbers(positions, "ball position")
-        if pos.shape == (2,):
-            pos = pos.reshape(1, 2)
-        elif pos.shape == (0,):  # [] : no balls, as an empty (0, 2) array is
-            pos = pos.reshape(0, 2)
+        pos = _pairs(positions, "ball position")
         if pos.ndim != 2 or pos.shape[1] != 2:
             raise SceneError(f"ball position: (x, y) pairs are wanted, an array of shape (k, 2), not shape {pos.shape}")
         k = len(pos)
@@ -465,16 +460,17 @@ class Simulation:
             raise SceneError(f"a ball at ({pos[q, 0]:g}, {pos[q, 1]:g}) of radius {r[q]:g} is not inside the "
                              f"{self.width:g}x{self.height:g} box (its centre must lie at least its radius "
                              f"from every side)")
-        with np.errstate(divide="ignore", over="ignore"):
-            if mass is None:
+        if mass is not None:
+            m = _per_ball(mass, "ball mass", (k,)).copy()
+            if not np.all((m >= MIN_POSITIVE) & (m <= MAX_MAGNITUDE)):  # (as a scene file's: 1e300 neared overflow)
+                raise SceneError(f"ball mass must lie in {MIN_POSITIVE:g}..{MAX_MAGNITUDE:g}, as in a scene file")
+        else:
+            with np.errstate(divide="ignore", over="ignore"):
                 m = math.pi * r * r * self.density
-            else:
-                m = _per_ball(mass, "ball mass", (k,)).copy()
-                if not np.all((m >= 1e-9) & (m <= MAX_MAGNITUDE)):  # (as a scene file's mass: 1e300 neared overflow)
-                    raise SceneError(f"ball mass must lie in 1e-09..{MAX_MAGNITUDE:g}, as in a scene file")
-            # the engine divides by it: 1/m must be finite too (no denormal masses)
-            if not np.all((m > 0) & np.isfinite(m) & np.isfinite(1.0 / m)):
-                raise SceneError("ball mass must be a positive finite number (so must 1/mass and area x density)")
+                # the engine divides by it: 1/m must be finite too (no denormal masses)
+                if not np.all((m > 0) & np.isfinite(m) & np.isfinite(1.0 / m)):
+                    raise SceneError("ball mass must be a positive finite number (so must 1/mass): "
+                                     "area x density is not")
         e = _per_ball(restitution, "ball restitution", (k,)).copy()
         if not np.all((e >= 0) & (e <= 1)):
             raise SceneError("ball restitution must lie in 0..1")
@@ -841,6 +837,17 @@ def _numbers(v, name):
     if a.dtype.kind not in "iuf" or (not isinstance(v, np.ndarray) and _holds_bool(v)):
         raise SceneError(f"{name} must be numbers, not {v!r}")
     return a.astype(float)
+
+
+def _pairs(v, name):
+    """v's numbers as rows of (x, y) pairs where it is one pair ((2,): one row) or none
+    ([]: no rows); any other shape as it is, for the caller to check."""
+    a = _numbers(v, name)
+    if a.shape == (2,):
+        return a.reshape(1, 2)
+    if a.shape == (0,):
+        return a.reshape(0, 2)
+    return a
 
 
 def _one_number(v, name):

@@ -147,7 +147,9 @@ def cache_is_cold():
     """True when numba's cache holds no step of the engine for this Python (or stale ones:
     dropped first). Then the fast engine must be compiled before its first step."""
     import glob
-    from abound.physics import engine
+    # (the loaded fast engine where there is one: the first fast step asks, and importing the
+    # plain-Python engine for the name of the step's module had cost it 7 ms)
+    engine = _loaded.get("fast") or importlib.import_module("abound.physics.engine")
     folder = os.path.dirname(os.path.abspath(__file__))
     drop_stale_cache(folder)
     home = engine.step.__module__.rsplit(".", 1)[1]  # the module the step is written in (loop)
@@ -158,7 +160,7 @@ def cache_is_cold():
     return not glob.glob(os.path.join(glob.escape(cache), f"{home}.step-*.{tag}.nbi"))
 
 
-_looked_for_cache = []  # (once a process: whether the first fast step found numba's cache cold)
+_looked_for_cache = False  # (once a process: the first fast step looks)
 
 
 def warn_if_cold(stacklevel):
@@ -166,10 +168,11 @@ def warn_if_cold(stacklevel):
     must compile it first (a minute or more of silence otherwise). Warned here, at the
     caller's line, not from inside numba's compiler: there a filter that turns warnings
     into errors would have broken the compilation."""
+    global _looked_for_cache
     if _looked_for_cache:
         return
-    _looked_for_cache.append(cache_is_cold())
-    if _looked_for_cache[0]:
+    _looked_for_cache = True
+    if cache_is_cold():
         import warnings
         warnings.warn(COMPILE_NOTICE, CompileNotice, stacklevel=stacklevel + 1)
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from abound import simulation
-from abound.defaults import DEFAULT_PALETTE
+from abound.defaults import DEFAULT_PALETTE, MAX_BLACK_HOLES, MAX_WALLS
 from abound.errors import MAX_NESTING, SceneError, read_user_file, show_path, too_deep
 from abound.physics import backends
 from abound.physics.checks import segment_distance
@@ -233,7 +233,7 @@ def _prepare(raw, name, *, seed, backend, balls, size):
     if total > MAX_BALLS:
         raise ctx.error(f"too many balls: {total} in total ([[balls]], [[spawn]] counts and "
                         f"[[pegs]]), at most {MAX_BALLS}")
-    for key, most in (("walls", schema.MAX_WALLS), ("black_holes", schema.MAX_BLACK_HOLES)):
+    for key, most in (("walls", MAX_WALLS), ("black_holes", MAX_BLACK_HOLES)):
         if len(scene[key]) > most:
             raise ctx.error(f"too many [[{key}]]: {len(scene[key])}, at most {most:,}")
     return scene

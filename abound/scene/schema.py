@@ -14,15 +14,14 @@ import numpy as np
 
 from abound.errors import SceneError
 from abound.physics import backends
-from abound.defaults import (DEFAULT_REST_SPEED, DEFAULT_DENSITY, MAX_BLACK_HOLES, MAX_MAGNITUDE, MAX_WALLS,  # noqa: F401
-                             RESTITUTION_MIX, BALL_TOI)
+from abound.defaults import DEFAULT_REST_SPEED, DEFAULT_DENSITY, MAX_MAGNITUDE, MIN_POSITIVE, RESTITUTION_MIX, BALL_TOI
 
 MAX_BALLS = 200_000
 # Numbers beyond these are mistakes (a unit gone wrong, a typo'd exponent) and
 # would take the physics out of what float64 resolves (masses of 1e300 make
 # energies overflow, a 1e-300 px box a grid of 1e11 cells): rejected.
-# MAX_MAGNITUDE (abound.defaults): the largest size of any number in a scene
-MIN_POSITIVE = 1e-9    # the smallest value of a number that must be positive
+# MAX_MAGNITUDE and MIN_POSITIVE (abound.defaults): the largest size of any number in a
+# scene, and the smallest value of one that must be positive
 BACKENDS = ("auto",) + backends.NAMES
 COLOR_MODES = ("palette", "speed", "ball")
 LIVEN = ("wave", "kick", "gravity", "black_hole")
