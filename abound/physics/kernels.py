@@ -124,19 +124,45 @@ def pair_toi(dx, dy, dvx, dvy, dax, day, R, touch, h, method):
         return pair_toi_bisection(dx, dy, dvx, dvy, dax, day, R, touch, h), False
     if linear:
         return pair_toi_linear(dx, dy, dvx, dvy, R, gap, dist, h), False
-    return pair_toi_parabola(dx, dy, dvx, dvy, dax, day, gap * (dist + R), h), False
+    return pair_toi_parabola(dx, dy, dvx, dvy, dax, day, gap * (dist + R), R, h), False
 
 
 @kernel
-def pair_toi_parabola(dx, dy, dvx, dvy, dax, day, c0, h):
+def _relative_at(dx, dy, dvx, dvy, dax, day, t):
+    """Relative position and velocity at time t, from their components."""
+    return dx + (dvx + 0.5 * dax * t) * t, dy + (dvy + 0.5 * day * t) * t, dvx + dax * t, dvy + day * t
+
+
+@kernel
+def _pair_quartic(dx, dy, dvx, dvy, dax, day, c0):
+    """Coefficients (c4, c3, c2, c1, c0) of |dp + dv t + da t^2/2|^2 - R^2."""
+    return (0.25 * (dax * dax + day * day), dvx * dax + dvy * day,
+            dvx * dvx + dvy * dvy + dx * dax + dy * day, 2.0 * (dx * dvx + dy * dvy), c0)
+
+
+@kernel
+def pair_toi_parabola(dx, dy, dvx, dvy, dax, day, c0, R, h):
     """First time in (0, h] at which |dp + dv t + da t^2/2|^2 - R^2, a quartic
     whose value now is c0 (given as gap (|dp| + R), without cancellation),
     falls through zero; inf if it does not."""
-    c4 = 0.25 * (dax * dax + day * day)
-    c3 = dvx * dax + dvy * day
-    c2 = dvx * dvx + dvy * dvy + dx * dax + dy * day
-    c1 = 2.0 * (dx * dvx + dy * dvy)
-    return first_down_crossing(c4, c3, c2, c1, c0, h)
+    c4, c3, c2, c1, c0 = _pair_quartic(dx, dy, dvx, dvy, dax, day, c0)
+    t = first_down_crossing(c4, c3, c2, c1, c0, h)
+    if t == INF or R * R >= 1e-6 * c0:
+        return t
+    # R^2 is below the quartic's round-off (a ball of 1e-8 px 200 px from a
+    # peg): the root found lies anywhere within sqrt(eps) |dp| of the contact,
+    # through the peg even. Expand the quartic again about that time, from
+    # the relative position there (its components are exact to eps |dp|), and
+    # find the contact nearby: ahead if the balls are still apart, behind
+    # (the last rise of f seen backwards in time) if they already overlap.
+    px, py, ux, uy = _relative_at(dx, dy, dvx, dvy, dax, day, t)
+    c4, c3, c2, c1, c0 = _pair_quartic(px, py, ux, uy, dax, day, px * px + py * py - R * R)
+    if c0 > 0.0:
+        return t + first_down_crossing(c4, c3, c2, c1, c0, h - t)
+    if c0 == 0.0:
+        return t
+    back = first_down_crossing(-c4, c3, -c2, c1, -c0, t)  # -f(t - s): falls through zero where f rises
+    return t - back if back < INF else 0.0
 
 
 @kernel
@@ -150,6 +176,13 @@ def pair_toi_linear(dx, dy, dvx, dvy, R, gap, dist, h):
     A = dvx * dvx + dvy * dvy
     C = gap * (dist + R)
     disc = B * B - A * C
+    if disc <= 1e-8 * (B * B):
+        # B^2 - A C cancels where the closest approach is near R, or R is tiny
+        # beside the distance (radii of 1e-7 px 200 px apart tunnelled): the same
+        # quantity by Lagrange's identity, A R^2 - (dp x dv)^2, does not. Only
+        # here, so that every other root keeps its bits
+        cross = dx * dvy - dy * dvx
+        disc = A * R * R - cross * cross
     if disc <= 0.0:
         return INF  # closest approach is farther than R (or a graze)
     t = C / (-B + math.sqrt(disc))
@@ -245,12 +278,9 @@ def pair_toi_bisection(dx, dy, dvx, dvy, dax, day, R, touch, h):
             break  # no progress possible in floating point
         t = lo
     # the crawl did not finish: the quartic's first crossing after t0 (where they are apart)
-    px = dx + (dvx + 0.5 * dax * t0) * t0
-    py = dy + (dvy + 0.5 * day * t0) * t0
-    vx = dvx + dax * t0
-    vy = dvy + day * t0
+    px, py, vx, vy = _relative_at(dx, dy, dvx, dvy, dax, day, t0)
     dist = math.sqrt(px * px + py * py)
-    return t0 + pair_toi_parabola(px, py, vx, vy, dax, day, (dist - R) * (dist + R), h - t0)
+    return t0 + pair_toi_parabola(px, py, vx, vy, dax, day, (dist - R) * (dist + R), R, h - t0)
 
 
 @kernel

@@ -163,6 +163,49 @@ def test_two_ball_collision(backend, method, case):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("method", TOI_METHODS)
+@pytest.mark.parametrize("gravity", [(0.0, 0.0), (0.0, -980.0)], ids=["none", "down"])
+@pytest.mark.parametrize("r", [1e-3, 1e-7, 1e-9])
+def test_tiny_balls_meet_head_on(backend, method, gravity, r):
+    """Balls whose size is a billionth of their distance still meet. The quadratic's
+    discriminant had cancelled to nothing below r = 1e-7 px: they passed through."""
+    # equal, elastic, 200 px apart closing at 200 px/s: they touch when the gap 200 - 2r
+    # has closed, then swap velocities (gravity moves both alike: their line stays level)
+    sim = _sim(backend, method, gravity=gravity)
+    sim.add_ball(900.0, 1500.0, 100.0, 0.0, radius=r, restitution=1.0)
+    sim.add_ball(1100.0, 1500.0, -100.0, 0.0, radius=r, restitution=1.0)
+    T = 1.5
+    tc = (200.0 - 2.0 * r) / 200.0
+    stats = sim.step(T)
+    assert stats.ball_ball == 1
+    x1 = 900.0 + 100.0 * tc - 100.0 * (T - tc)
+    assert np.abs(sim.positions[:, 0] - [x1, 2000.0 - x1]).max() <= POS_TOL + 10 * BISECTION_TOL * 200.0
+    assert np.all(sim.velocities[:, 0] == [-100.0, 100.0])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("method", TOI_METHODS)
+@pytest.mark.parametrize("r", [1e-3, 1e-7, 1e-9])
+def test_tiny_ball_dropped_on_a_tiny_peg_bounces(backend, method, r):
+    """The same scale against a pinned ball, where the relative motion is a parabola and
+    the contact a root of a quartic whose round-off (eps |dp|^2) dwarfs R^2: the root had
+    been found through the peg, and the ball fell on through it."""
+    sim = _sim(backend, method, gravity=(0.0, -980.0))
+    sim.add_ball(1000.0, 1000.0, radius=r, pinned=True)
+    sim.add_ball(1000.0, 1200.0, radius=r, restitution=1.0)
+    # falls 200 - 2r from rest, then rises with the speed it hit at
+    tc = math.sqrt(2.0 * (200.0 - 2.0 * r) / 980.0)
+    T = tc + 0.1
+    stats = sim.step(T)
+    assert stats.ball_ball == 1
+    up, s = 980.0 * tc, T - tc
+    tol = POS_TOL + 10 * BISECTION_TOL * up
+    assert sim.positions[1, 1] == pytest.approx(1000.0 + 2.0 * r + up * s - 490.0 * s * s, abs=tol)
+    assert sim.velocities[1, 1] == pytest.approx(up - 980.0 * s, abs=1e-9 * up)
+    assert sim.positions[1, 0] == 1000.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("rule", ["product", "min", "max", "mean"])
 def test_restitution_mix_rules(backend, rule):
     e1, e2 = 0.9, 0.4
