@@ -675,6 +675,23 @@ def test_a_non_finite_or_huge_number_written_into_the_state_is_refused_by_the_ne
     assert np.all(np.isfinite(sim.positions)) and np.all(np.isfinite(sim.velocities))
 
 
+@pytest.mark.parametrize("bad", [math.nan, -0.5, 1.5, math.inf])
+def test_a_color_written_outside_0_to_1_is_refused_by_the_next_step(bad):
+    # colors is a live view as well: a NaN written in stayed in the state and
+    # went on to the renderer. The next step names the ball, before it moves anything
+    sim = _sim("reference", width=800.0, height=600.0)
+    for i in range(4):
+        sim.add_ball(100.0 + 100.0 * i, 100.0, radius=5.0)
+    good = sim.colors[2].copy()
+    sim.colors[2, 1] = bad
+    with pytest.raises(SceneError, match="ball 2's color must be 4 numbers in 0..1"):
+        sim.step(DT)
+    assert sim.time == 0.0
+    sim.colors[2] = good
+    sim.step(DT)
+    assert sim.time == DT
+
+
 # --------------------------------------------------------------------------
 # balls that sweep the whole box in a step
 # --------------------------------------------------------------------------
