@@ -426,14 +426,15 @@ class Simulation:
         return int(idx[0])
 
     def add_balls(self, positions, velocities=None, radius=10.0, mass=None, restitution=1.0,
-                  pinned=False, color=None):
+                  pinned=False, color=None, density=None):
         """Add k balls at once; returns their indices, (k,) int64.
 
         positions: (k, 2) float px, the centres (x, y; y up), or one (x, y)
         pair for k = 1; velocities: (k, 2) px/s or one (vx, vy) for all, None
         for at rest; radius (px), mass and restitution: one number, or (k,)
         one per ball (as add_ball's); color: None (the palette in turn), one
-        colour, or a list of k colours. Anything else is a SceneError.
+        colour, or a list of k colours; density: mass per px^2 of balls given
+        no mass (None: the simulation's, ``density``). Anything else is a SceneError.
         """
         pos = _pairs(positions, "ball position")
         if pos.ndim != 2 or pos.shape[1] != 2:
@@ -465,8 +466,9 @@ class Simulation:
             if not np.all((m >= MIN_POSITIVE) & (m <= MAX_MAGNITUDE)):  # (as a scene file's: 1e300 neared overflow)
                 raise SceneError(f"ball mass must lie in {MIN_POSITIVE:g}..{MAX_MAGNITUDE:g}, as in a scene file")
         else:
+            density = self.density if density is None else _positive(density, "ball density")
             with np.errstate(divide="ignore", over="ignore"):
-                m = math.pi * r * r * self.density
+                m = math.pi * r * r * density
                 # the engine divides by it: 1/m must be finite too (no denormal masses)
                 if not np.all((m > 0) & np.isfinite(m) & np.isfinite(1.0 / m)):
                     raise SceneError("ball mass must be a positive finite number (so must 1/mass): "

@@ -439,12 +439,11 @@ def _spawn(sim, placer, group, ctx, k, W, H, default_palette):
         raise Ctx(ctx.file).error(f"cannot place {n} balls of radius {rtext} in [[spawn]] {k} without overlap "
                         f"(placed {len(placed)})")
     vel = np.stack([speed * np.cos(angle), speed * np.sin(angle)], axis=1)
-    if group["mass"] is not None:
-        mass = group["mass"]
-    else:
-        mass = math.pi * radii * radii * group["density"]
-    sim.add_balls(np.asarray(placed), vel, radius=radii, mass=mass, restitution=rest,
-                  pinned=group["pinned"], color=colors)
+    try:  # (no mass: area x density, held to the rules a [[balls]] ball's is)
+        sim.add_balls(np.asarray(placed), vel, radius=radii, mass=group["mass"], restitution=rest,
+                      pinned=group["pinned"], color=colors, density=group["density"])
+    except SceneError as e:
+        raise Ctx(ctx.file).error(f"[[spawn]] {k}: {e}") from None
 
 
 def _hex_rgba(text):

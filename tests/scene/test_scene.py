@@ -189,6 +189,21 @@ def test_random_spawn_places_without_overlap_within_ranges():
     assert np.all(np.hypot(*sim.velocities[g2].T) == 0)
 
 
+@pytest.mark.parametrize("world, group", [({}, {"radius": 1e-9}), ({"density": 1e9}, {"radius": 100}),
+                                          ({}, {"radius": 100, "density": 1e9})],
+                         ids=["tiny", "heavy-world", "heavy-group"])
+def test_spawned_balls_take_area_times_density_as_explicit_balls_do(world, group):
+    # a spawn group's masses had been handed on as explicit masses, held to
+    # 1e-9..1e9 with a message naming neither file nor key, while the same
+    # radius and density in [[balls]] was taken: both are area x density now
+    scene = {"world": {"width": 800, "height": 600, **world}, "spawn": [{"count": 3, **group}],
+             "balls": [{"x": 400, "y": 300, "radius": group["radius"]}]}
+    sim = build_simulation(scene, backend="reference")
+    area = math.pi * group["radius"] ** 2
+    assert sim.masses[0] == pytest.approx(area * world.get("density", 1.0), rel=1e-15)  # (the explicit ball)
+    assert np.allclose(sim.masses[1:], area * group.get("density", world.get("density", 1.0)), rtol=1e-15, atol=0)
+
+
 def test_impossible_spawn_says_how_many_fit():
     # 5000 discs of radius 8 cover 5000 * 201 px^2 = 1.0e6 px^2, more than a 400x300 box
     with pytest.raises(abound.SceneError) as err:
