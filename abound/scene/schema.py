@@ -167,7 +167,7 @@ palette.doc = "list of colours"
 
 
 def vec2(v, ctx, key):
-    if not isinstance(v, (list, tuple)) or len(v) != 2:  # (a tuple: a dict written in Python)
+    if not isinstance(v, (list, tuple)) or len(v) != 2 or not all(map(_is_number, v)):  # (a tuple: a dict written in Python)
         raise ctx.error(f"must be two numbers [x, y], not {_show(v)}", key)
     return [number()(c, ctx, key) for c in v]
 
@@ -358,6 +358,10 @@ def normalize(raw, file="<scene>"):
         raise top.error(f"a scene must be a table of sections, not {_show(raw)}")
     for name, value in raw.items():
         if name not in SECTIONS:
+            if not isinstance(value, (dict, list)):  # a key before any [section] line: not a section
+                homes = [f"[{t}]" for t, spec in TABLES.items() if name in spec]
+                where = f": it belongs under {homes[0]}" if homes else " (each key goes under a [section])"
+                raise top.error(f"key {name!r} lies outside any section{where}")
             raise _unknown(name, SECTIONS, "section", top)
     scene = {}
     for name, spec in TABLES.items():
