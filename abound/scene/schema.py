@@ -236,7 +236,7 @@ WORLD = {
 PHYSICS = {
     "backend": (choice(BACKENDS), "auto",
                 "`fast` is compiled with numba, `reference` is plain Python; `auto` picks `fast` when numba is "
-                "installed; `pymunk` steps the same balls with pymunk instead (see below)"),
+                "installed; `pymunk` steps the same balls with pymunk instead (what it honours: below the table)"),
     "ball_toi": (choice(BALL_TOI), "analytic", "ball-ball time-of-impact method"),
     "dt": (number(positive=True, hi=1.0), 1.0 / 60.0, "s, the fixed physics step per frame", "`0.0166666667`"),
     "seed": (integer(lo=0), 1,
