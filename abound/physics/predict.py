@@ -6,7 +6,7 @@ Part of the event-driven engine (engine.py gathers it; docs/physics.md explains 
 import math
 
 from ._jit import allocating, inlined, kernel
-from .kernels import ANALYTIC, TOUCH_REL, level_exit_time, line_toi, pair_toi
+from .kernels import ANALYTIC, TOUCH_REL, V_EPS, level_exit_time, line_toi, pair_toi
 from .roots import INF
 from .constants import (
     BALL_INT, BOX_LINE, CLUSTER, EV_BALL, EV_LEAVE, EV_WALL, HOP_GAP, MAX_CELLS_PER_BALL, ROLLING, SLIDING,
@@ -64,7 +64,13 @@ def predict_walls(B, W, H, i, t, h, box):
                     if tc < best:
                         u = (wt[w, 0] * (px + (vx + 0.5 * ax * tc) * tc - wp0[w, 0])
                              + wt[w, 1] * (py + (vy + 0.5 * ay * tc) * tc - wp0[w, 1]))
-                        if 0.0 < u < wlen[w]:  # at an end itself: the end point's contact
+                        # at an end itself: the end point's contact; so too a resting
+                        # contact now within touch of an end the ball is moving off (its
+                        # centre a round-off inside: it had been held there for ever)
+                        ut = wt[w, 0] * vx + wt[w, 1] * vy
+                        leaving = tc == 0.0 and resting and ((u >= wlen[w] - touch and ut > V_EPS)
+                                                             or (u <= touch and ut < -V_EPS))
+                        if 0.0 < u < wlen[w] and not leaving:
                             best = tc
             for end in range(2):
                 ex = wp0[w, 0] if end == 0 else wp1[w, 0]

@@ -52,3 +52,21 @@ def test_a_lone_ball_slides_off_a_segment_in_the_closed_form_time(backend, theta
     assert along() < length, "it left the slope before 0.99 T"
     sim.step(0.02 * T)
     assert along() > length, "it was still on the slope at 1.01 T"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_ball_sliding_off_a_segment_end_is_not_held_there(backend):
+    # a new user's 2-degree slope, inelastic throughout: the ball's centre came over
+    # the lower end to within 1e-9 px, moving off it at 234 px/s, and the face's
+    # resting contact, accepted there by round-off (0 < u < length), held it on
+    # the end for ever. It must fly off and come to rest on the floor beyond
+    sim = abound.Simulation(1200, 800, gravity=(0.0, -G), backend=backend, wall_restitution=0.0)
+    sim.add_wall(100.0, 400.0, 1100.0, 365.0792, restitution=0.0)
+    sim.add_ball(300.306, 403.512, radius=10.0, restitution=0.0)
+    collapsed = 0
+    for _ in range(12 * 60):
+        collapsed += sim.step(1.0 / 60.0).collapsed
+    x, y = sim.positions[0]
+    assert x > 1100.0 + 10.0, "held at the slope's end"
+    assert y == pytest.approx(10.0, abs=1e-6)  # on the floor
+    assert collapsed == 0
