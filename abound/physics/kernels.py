@@ -13,7 +13,7 @@ instead of an endless series of zero-time bounces (see docs/physics.md).
 import math
 
 from ._jit import kernel
-from .roots import INF, quadratic_roots, first_down_crossing
+from .roots import INF, quadratic_roots, first_down_crossing, quartic_minima
 
 # Normal speeds below V_EPS px/s at a touching contact count as zero: they are
 # round-off of a velocity that a response has just made tangential.
@@ -146,23 +146,31 @@ def pair_toi_parabola(dx, dy, dvx, dvy, dax, day, c0, R, h):
     whose value now is c0 (given as gap (|dp| + R), without cancellation),
     falls through zero; inf if it does not."""
     c4, c3, c2, c1, c0 = _pair_quartic(dx, dy, dvx, dvy, dax, day, c0)
-    t = first_down_crossing(c4, c3, c2, c1, c0, h)
-    if t == INF or R * R >= 1e-6 * c0:
-        return t
-    # R^2 is below the quartic's round-off (a ball of 1e-8 px 200 px from a
-    # peg): the root found lies anywhere within sqrt(eps) |dp| of the contact,
-    # through the peg even. Expand the quartic again about that time, from
-    # the relative position there (its components are exact to eps |dp|), and
-    # find the contact nearby: ahead if the balls are still apart, behind
-    # (the last rise of f seen backwards in time) if they already overlap.
-    px, py, ux, uy = _relative_at(dx, dy, dvx, dvy, dax, day, t)
-    c4, c3, c2, c1, c0 = _pair_quartic(px, py, ux, uy, dax, day, px * px + py * py - R * R)
-    if c0 > 0.0:
-        return t + first_down_crossing(c4, c3, c2, c1, c0, h - t)
-    if c0 == 0.0:
-        return t
-    back = first_down_crossing(-c4, c3, -c2, c1, -c0, t)  # -f(t - s): falls through zero where f rises
-    return t - back if back < INF else 0.0
+    if R * R >= 1e-6 * c0:
+        return first_down_crossing(c4, c3, c2, c1, c0, h)
+    # R^2 is below the quartic's round-off, eps |dp|^2 (a ball of 1e-8 px 200 px
+    # from a peg): its computed values near the contact are noise, which hid
+    # the crossing (the balls passed through each other) or put it through the
+    # peg. The times of its minima are well conditioned, and about each, in
+    # time order, then about h, the quartic is expanded again from the
+    # relative position there, whose components are exact to eps |dp|: the
+    # first place where the balls overlap ends the piece the contact lies in,
+    # found from there backwards (the first fall of -f(t - s) through zero)
+    n, m0, m1 = quartic_minima(c4, c3, c2, c1, h)
+    before = 0.0
+    for k in range(n + 1):
+        tm = m0 if k == 0 and n > 0 else (m1 if k == 1 and n > 1 else h)
+        px, py, ux, uy = _relative_at(dx, dy, dvx, dvy, dax, day, tm)
+        q4, q3, q2, q1, q0 = _pair_quartic(px, py, ux, uy, dax, day, px * px + py * py - R * R)
+        if q0 <= 0.0:
+            if q0 == 0.0:
+                return tm
+            back = first_down_crossing(-q4, q3, -q2, q1, -q0, tm - before)
+            return tm - back if back < INF else tm
+        before = tm
+        if tm >= h:
+            break
+    return INF
 
 
 @kernel

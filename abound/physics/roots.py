@@ -103,6 +103,36 @@ def _crossing_in(c4, c3, c2, c1, c0, a, fa, b, fb):
 
 
 @kernel
+def quartic_minima(c4, c3, c2, c1, h):
+    """The local minima in (0, h] of f(t) = c4 t^4 + c3 t^3 + c2 t^2 + c1 t + c0,
+    in time order: (count, t0, t1), inf where there is none (a quartic has at
+    most two). f' is monotone between the roots of f'' (a quadratic, solved
+    in closed form): each such piece holds at most one root of f', a minimum
+    where f' rises through zero, refined with :func:`bracketed_root`."""
+    d3, d2, d1, d0 = 4.0 * c4, 3.0 * c3, 2.0 * c2, c1  # f'
+    n2, q0, q1 = quadratic_roots(12.0 * c4, 6.0 * c3, 2.0 * c2)  # f''
+    count, m0, m1 = 0, INF, INF
+    a = 0.0
+    for k in range(3):
+        b = h
+        if k < 2:
+            b = q0 if k == 0 else q1
+            if k >= n2 or not a < b < h:
+                continue
+        ga = poly4(0.0, d3, d2, d1, d0, a)
+        gb = poly4(0.0, d3, d2, d1, d0, b)
+        if ga < 0.0 <= gb:  # (a root at b itself counts here, not again from the next piece)
+            r = bracketed_root(0.0, d3, d2, d1, d0, a, b)
+            if count == 0:
+                m0 = r
+            else:
+                m1 = r
+            count += 1
+        a = b
+    return count, m0, m1
+
+
+@kernel
 def first_down_crossing(c4, c3, c2, c1, c0, h):
     """Earliest t in (0, h] where f(t) = c4 t^4 + ... + c0 falls from > 0 to <= 0.
 

@@ -206,6 +206,36 @@ def test_tiny_ball_dropped_on_a_tiny_peg_bounces(backend, method, r):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("method", TOI_METHODS)
+@pytest.mark.parametrize("r", [1e-3, 1e-7, 1e-9])
+@pytest.mark.parametrize("angle", [-55.0, -25.0, 10.0, 35.0])
+def test_a_tiny_ball_thrown_at_a_tiny_peg_glances_off_it(backend, method, r, angle):
+    """Off-centre, along a parabola: the quartic's noise had hidden a third of such
+    contacts (the ball flew through the peg) where it did not put them through it."""
+    g = np.array([0.0, -980.0])
+    peg, R = np.array([1000.0, 1000.0]), 2.0 * r
+    n = np.array([math.sin(math.radians(angle)), math.cos(math.radians(angle))])  # peg -> ball
+    u = np.array([-math.copysign(120.0, angle), -300.0])  # coming in: u.n < 0
+    q, tc = peg + R * n, 0.7
+    p, v = free_flight(q, u, g, -tc)  # the parabola run backwards from the contact
+    sim = _sim(backend, method, gravity=g)
+    sim.add_ball(*peg, radius=r, pinned=True)
+    sim.add_ball(*p, *v, radius=r, restitution=1.0)
+    T = tc + 0.05
+    stats = sim.step(T)
+    assert stats.ball_ball == 1
+    w = reflect(u, n, 1.0)
+    pT, vT = free_flight(q, w, g, T - tc)
+    # p is held to the spacing of floats near 1000 px: the normal at the contact,
+    # and so the bounce, to that over R (and bisection's contact time to
+    # BISECTION_TOL, the ball's place to speed x that)
+    speed = np.hypot(*u)
+    turn = (4.0 * np.spacing(1000.0) + (10 * BISECTION_TOL * speed if method == "bisection" else 0.0)) / R
+    assert np.abs(sim.velocities[1] - vT).max() <= 2.0 * speed * turn + 1e-9 * speed
+    assert np.abs(sim.positions[1] - pT).max() <= 2.0 * speed * turn * (T - tc) + POS_TOL + 10 * BISECTION_TOL * speed
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("rule", ["product", "min", "max", "mean"])
 def test_restitution_mix_rules(backend, rule):
     e1, e2 = 0.9, 0.4
