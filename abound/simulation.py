@@ -461,12 +461,14 @@ class Simulation:
             raise SceneError(f"a ball at ({pos[q, 0]:g}, {pos[q, 1]:g}) of radius {r[q]:g} is not inside the "
                              f"{self.width:g}x{self.height:g} box (its centre must lie at least its radius "
                              f"from every side)")
+        if density is not None:  # (checked even where mass makes it moot: a typo is a typo)
+            density = _positive(density, "ball density")
         if mass is not None:
             m = _per_ball(mass, "ball mass", (k,)).copy()
             if not np.all((m >= MIN_POSITIVE) & (m <= MAX_MAGNITUDE)):  # (as a scene file's: 1e300 neared overflow)
                 raise SceneError(f"ball mass must lie in {MIN_POSITIVE:g}..{MAX_MAGNITUDE:g}, as in a scene file")
         else:
-            density = self.density if density is None else _positive(density, "ball density")
+            density = self.density if density is None else density
             with np.errstate(divide="ignore", over="ignore"):
                 m = math.pi * r * r * density
                 # the engine divides by it: 1/m must be finite too (no denormal masses)

@@ -358,9 +358,12 @@ def normalize(raw, file="<scene>"):
         raise top.error(f"a scene must be a table of sections, not {_show(raw)}")
     for name, value in raw.items():
         if name not in SECTIONS:
-            if not isinstance(value, (dict, list)):  # a key before any [section] line: not a section
-                homes = [f"[{t}]" for t, spec in TABLES.items() if name in spec]
-                where = f": it belongs under {homes[0]}" if homes else " (each key goes under a [section])"
+            if not (isinstance(value, dict) or (isinstance(value, list) and value
+                                                 and all(isinstance(v, dict) for v in value))):
+                # a key before any [section] line (a section is a table, or an array of them)
+                homes = ([f"[{t}]" for t, spec in TABLES.items() if name in spec]
+                         + [f"[[{t}]]" for t, spec in ARRAYS.items() if name in spec])
+                where = f": it belongs under {' or '.join(homes)}" if homes else " (each key goes under a [section])"
                 raise top.error(f"key {name!r} lies outside any section{where}")
             raise _unknown(name, SECTIONS, "section", top)
     scene = {}
