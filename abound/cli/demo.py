@@ -495,6 +495,10 @@ class DemoApp:
         self.window.switch_to()
         self.draw(self.sim, exact=True)  # the state now (after any steps running in the background)
         frame = self.read_frame()
+        # what the screen shows: the HUD's blending leaves the framebuffer's alpha
+        # below 1 under it, which a window ignores and an image viewer does not
+        # (it showed the HUD see-through over a checkerboard)
+        frame[..., 3] = 255
         image = Image.fromarray(frame, "RGBA")
         try:
             if path is None:

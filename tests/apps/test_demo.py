@@ -189,6 +189,20 @@ def test_demo_frame_equals_capture_frame_and_shows_the_physics(app, tmp_path):
         assert abs(radius - app.sim.radii[i]) < 0.5
 
 
+def test_a_screenshot_with_the_hud_is_opaque_and_keeps_the_picture(app, tmp_path):
+    # a new-user trial: the HUD's blending left alpha 156-193 under it, so image
+    # viewers showed it washed out over a checkerboard; the window shows it opaque
+    app.show_hud = True
+    try:
+        app.tick(DT)
+        shot = np.asarray(Image.open(app.screenshot(tmp_path / "hud.png")))
+    finally:
+        app.show_hud = False
+    assert shot.shape[2] == 4 and np.all(shot[..., 3] == 255)
+    plain = capture_frame(app.sim, (240, 180), RenderStyle.from_scene(app.sim.scene))
+    assert np.any(shot[..., :3] != plain[..., :3])  # the HUD is in it
+
+
 def test_demo_command_runs_frames_headless(tmp_path):
     from abound.cli import main
     scene = tmp_path / "one.toml"
