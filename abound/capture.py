@@ -193,7 +193,7 @@ def capture_frame(sim, size=None, style=None):
         return cap.frame(sim)
 
 
-def render_replay(log, size=None, frames=None):
+def render_replay(log, size=None, frames=None, outcome=None):
     """Yield the frames of a recorded demo run: frame k is the state after its k-th drawn frame.
 
     log: a path or a checked :class:`abound.replay.ReplayLog`. size: frame
@@ -201,6 +201,9 @@ def render_replay(log, size=None, frames=None):
     Rendered like the demo window draws them, so at the window's size the
     frames are bit-identical to the demo's; a bad log raises
     :class:`abound.replay.ReplayError` (one line) before anything is drawn.
+    outcome: a dict that gets "matches" once every recorded frame has been
+    yielded: whether the final state is bit-identical to the recorded one
+    (None: the log was cut short and has none to compare).
     """
     from abound.render.style import RenderStyle
     from abound.replay import Replayer, read_replay
@@ -227,5 +230,9 @@ def render_replay(log, size=None, frames=None):
             sim = control.sim
             yield cap.frame(sim, None if hits is None else hits.flash(sim.time, len(sim)))
             k += 1
+        if outcome is not None and k == log.frames:
+            if not replayer.done:
+                replayer.next_frame()  # (only the end record is left: read and compare it)
+            outcome["matches"] = replayer.matches
     finally:
         cap.close()

@@ -160,10 +160,15 @@ def _run_replay(args):
             return 2
         if log.cut_note():
             print(log.cut_note(), file=sys.stderr)
-        status = _write(render_replay(log, args.size, args.frames), args, 60.0)
+        outcome = {}
+        status = _write(render_replay(log, args.size, args.frames, outcome), args, 60.0)
     except (ReplayError, RenderError) as exc:
         print(f"abound: error: {exc}", file=sys.stderr)
         return 2
+    if status == 0 and outcome.get("matches") is False:  # (as abound replay says it; it had gone unsaid)
+        print(f"abound: warning: {args.replay}: the replay's final state differs from the recorded one "
+              f"(another machine or abound version?); its frames are written: {_wrote(args)}", file=sys.stderr)
+        return 1
     if status == 0:
         print(f"captured {plural(args.frames, 'frame')} of {args.size[0]}x{args.size[1]} "
               f"from the replay {args.replay}: {_wrote(args)}")

@@ -204,6 +204,28 @@ def test_capture_of_a_replay_equals_the_demo_frames(recorded, tmp_path):
         assert np.array_equal(np.asarray(Image.open(p)), drawn[k]), f"frame {k} differs"
 
 
+def test_capture_of_a_replay_that_ends_elsewhere_says_so(recorded, tmp_path, capsys):
+    # a new-user trial: abound replay warned (status 1) where the final state differs
+    # from the recorded one, capture --replay wrote the frames and said nothing
+    path = recorded[0]
+    lines = path.read_text().splitlines()
+    end = json.loads(lines[-1])
+    assert end.get("end") is True
+    end["state"] = "0" * len(end["state"])  # a digest no state has
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join(lines[:-1] + [json.dumps(end)]) + "\n")
+    frames = read_replay(bad).frames
+    capsys.readouterr()
+    assert main(["capture", "--replay", str(bad), "--out", str(tmp_path / "b")]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert err.startswith(f"abound: warning: {bad}: the replay's final state differs from the recorded one")
+    assert len(list((tmp_path / "b").glob("frame_*.png"))) == frames  # (written all the same)
+    # the log as recorded: status 0, no warning
+    assert main(["capture", "--replay", str(path), "--out", str(tmp_path / "g")]) == 0
+    assert capsys.readouterr().err == ""
+
+
 def test_demo_record_then_replay_commands(tmp_path, capsys):
     log = tmp_path / "cli.jsonl"
     assert main(["demo", "drop", "--frames", "5", "--headless", "--record", str(log)]) == 0
