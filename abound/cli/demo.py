@@ -457,15 +457,25 @@ class DemoApp:
     def on_draw(self):
         if self.closing:  # the loop may draw again before it ends: a frame after the quit
             return True   # would be in the video and the log but not on the screen
+        if self._running:
+            # run()'s loop ticks the physics once a drawn frame, just before it (tests and
+            # loop_bench tick by hand). Scheduled for every pass of pyglet's loop instead, the
+            # tick kept that loop from ever sleeping: a paused demo of two balls kept a core
+            # busy; at an interval of its own it drifted against the frames (a frame with no
+            # step, the next with two: a stutter)
+            now = time.perf_counter()
+            self.tick(now - self._ticked)
+            self._ticked = now
         return self._frame()
 
     def _frame(self):
         """Draw a frame and account for it (the replay log, the video, --frames)."""
         self.window.switch_to()
         if self.replay is not None:
-            t0 = time.perf_counter()
+            t0, steps = time.perf_counter(), self.control.steps
             if self.replay.next_frame():
                 self.stats["physics_ms"] = (time.perf_counter() - t0) * 1000.0
+                self.stats["steps"] = self.control.steps - steps  # (the HUD had said 0 steps)
                 self.stats["contacts"] = self.control.contacts
             elif self.headless and not self.closing:
                 self.quit()  # nobody is watching: stop at the end of the log
@@ -680,14 +690,13 @@ class DemoApp:
     def run(self):
         """The event loop (until the window closes or --frames is reached)."""
         pyglet = self.pyglet
-        pyglet.clock.schedule(self.tick)
+        self._ticked = time.perf_counter()
         self._running = True
         try:
             with _signals_quit(self):
                 pyglet.app.run(1 / 60.0)
         finally:
             self._running = False
-            pyglet.clock.unschedule(self.tick)
             self.close()
 
 

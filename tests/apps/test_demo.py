@@ -203,6 +203,20 @@ def test_a_screenshot_with_the_hud_is_opaque_and_keeps_the_picture(app, tmp_path
     assert np.any(shot[..., :3] != plain[..., :3])  # the HUD is in it
 
 
+def test_the_demo_loop_ticks_once_a_drawn_frame(monkeypatch):
+    # a new-user trial: the physics tick was scheduled for every pass of pyglet's event
+    # loop, which then never slept (a paused demo of two balls kept a core busy), and
+    # was called thousands of times a second. Now once a drawn frame, just before it
+    from abound.cli import main
+    ticks, frames = [], []
+    tick, frame = DemoApp.tick, DemoApp._frame
+    monkeypatch.setattr(DemoApp, "tick", lambda self, elapsed: ticks.append(elapsed) or tick(self, elapsed))
+    monkeypatch.setattr(DemoApp, "_frame", lambda self: frames.append(1) or frame(self))
+    assert main(["demo", "drop", "--frames", "30", "--headless"]) == 0
+    assert len(frames) >= 30 and len(ticks) == len(frames)
+    assert all(elapsed > 0.0 for elapsed in ticks)
+
+
 def test_demo_command_runs_frames_headless(tmp_path):
     from abound.cli import main
     scene = tmp_path / "one.toml"

@@ -177,9 +177,10 @@ def test_replay_window_draws_the_recorded_frames(recorded):
         app.on_key_press(k.G, 0)  # a replay ignores inputs that would change the run
         app.on_resize(100, 100)
         shown = []
-        for _ in drawn:
+        for steps in frame_steps:
             app.on_draw()
             shown.append(app.read_frame())
+            assert app.stats["steps"] == steps  # what the HUD says: the frame's steps, as recorded
         assert np.array_equal(app.sim.positions, pos) and np.array_equal(app.sim.velocities, vel)
         app.on_draw()  # the log has ended: a headless replay stops
         assert replayer.done and replayer.matches and app.closing
