@@ -81,8 +81,9 @@ def run(args):
     from abound.capture import FrameCapture, stepped_frames
     from abound.render.style import RenderError
     if not (args.out or args.gif or args.mp4 or args.wav):
-        print("abound: error: say where the frames go: --out DIR, --gif FILE, --mp4 FILE and/or --wav FILE",
-              file=sys.stderr)
+        outputs = "--out DIR, --gif FILE and/or --mp4 FILE" if args.replay else (  # (--wav takes no --replay)
+            "--out DIR, --gif FILE, --mp4 FILE and/or --wav FILE")
+        print(f"abound: error: say where the frames go: {outputs}", file=sys.stderr)
         return 2
     # before the run: a bad place or format is refused now, not after the frames are made
     check_distinct([("--out", args.out), ("--gif", args.gif), ("--mp4", args.mp4), ("--wav", args.wav)], args.scene,

@@ -10,6 +10,7 @@ an existing file is overwritten only with ``--force``. After it
 (:class:`VideoWriter`): ffmpeg's exit status, and a file that exists and is
 not empty.
 """
+import errno
 import os
 import queue
 import shutil
@@ -159,7 +160,9 @@ def _check_place(folder, where):
     try:
         fd, probe = tempfile.mkstemp(prefix=".abound-probe-", dir=folder)
     except OSError as exc:
-        raise OutputError(f"{where}: cannot write in {str(folder)!r}: {exc.strerror or exc}") from None
+        # (an existing folder that answers "no such file", as /proc does, takes no new files)
+        reason = "it takes no new files" if exc.errno == errno.ENOENT else exc.strerror or exc
+        raise OutputError(f"{where}: cannot write in {str(folder)!r}: {reason}") from None
     os.close(fd)
     os.unlink(probe)
 

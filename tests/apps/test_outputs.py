@@ -88,7 +88,7 @@ REFUSED = [
     (DEMO + ["--record", "a_dir.gif"], "--record a_dir.gif", "is a directory"),
     (DEMO + ["--record", "missing/r.jsonl"], "--record missing/r.jsonl", "no such directory"),
     (DEMO + ["--record", "a_file/r.jsonl"], "--record a_file/r.jsonl", "not a directory"),
-    (DEMO + ["--record", "/proc/r.jsonl"], "--record /proc/r.jsonl", "cannot write"),
+    (DEMO + ["--record", "/proc/r.jsonl"], "--record /proc/r.jsonl", "cannot write in '/proc': it takes no new files"),
     (DEMO + ["--record", "/dev/full"], "--record /dev/full", "not a regular file"),
     (CAPTURE + ["--gif", "out.txt"], "--gif out.txt", "'.txt'"),
     (CAPTURE + ["--gif", "out.mp4"], "--gif out.mp4", "'.mp4'"),

@@ -222,7 +222,9 @@ COMMAND_LINES = [
     (["capture", GOOD_SCENE, "--size", "0x0", "--out", "frames"], "argument --size"),
     (["capture", GOOD_SCENE, "--size", "big", "--gif", "a.gif"], "argument --size"),
     (["capture", GOOD_SCENE, "--balls", "0", "--out", "frames"], "argument --balls: must be >= 1, not 0"),
-    (["capture", GOOD_SCENE, "--frames", "2"], "say where the frames go"),
+    (["capture", GOOD_SCENE, "--frames", "2"], "say where the frames go: --out DIR, --gif FILE, --mp4 FILE and/or --wav FILE"),
+    # (--replay takes no --wav: it had been suggested all the same, a demo trial)
+    (["capture", "--replay", "run.jsonl"], "say where the frames go: --out DIR, --gif FILE and/or --mp4 FILE"),
     # an empty name (an unset shell variable: --record "$LOG") had been taken as no output at all
     (["demo", "--headless", "--frames", "2", "--record", ""], "argument --record: an empty name"),
     (["demo", "--headless", "--frames", "2", "--video", ""], "argument --video: an empty name"),
