@@ -419,7 +419,7 @@ class DemoApp:
                 f"{'' if s['steps'] == 1 else 's'}, {'beside' if self.pipelined else 'before'} the drawing)"
                 f"   render {s['render_ms']:.2f} ms\n"
                 f"balls {len(state)}   contacts/frame {s['contacts']}   energy drift {drift:+.2e}\n"
-                f"backend {state.backend}   ball TOI {state.ball_toi}   gravity ({g[0]:.0f}, {g[1]:.0f})"
+                f"backend {state.backend}   ball TOI {state.ball_toi}   gravity ({round(g[0])}, {round(g[1])})"
                 f"{'   PAUSED' if self.paused else ''}{self._slow_note()}{self._replay_note()}"
                 f"{self._warm_note()}")
 

@@ -132,6 +132,13 @@ def test_hud_text_names_what_it_should(app):
     text = app.hud_text()
     for word in ("fps", "physics", "render", "contacts/frame", "balls 2", "energy drift", "backend", "ball TOI"):
         assert word in text
+    # the state's gravity, a sign on each part only where it is not 0 (after G, it had read (-0, 980))
+    gx, gy = app.sim.gravity
+    app.sim.gravity = (-0.0 * gx, -gy)
+    try:
+        assert f"gravity (0, {round(-gy)})" in app.hud_text(app.sim)
+    finally:
+        app.sim.gravity = (gx, gy)
 
 
 def test_screenshots_in_one_second_are_all_kept(app, tmp_path):
