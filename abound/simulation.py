@@ -576,8 +576,9 @@ class Simulation:
     def _notice_user_edits(self):
         n = self._world.n
         colors = self._world.color[:n]
-        if not np.all((colors >= 0.0) & (colors <= 1.0)):  # (a live view too: a NaN went on to the renderer)
-            i = int(np.flatnonzero(~np.all((colors >= 0.0) & (colors <= 1.0), axis=1))[0])
+        within = (colors >= 0.0) & (colors <= 1.0)  # (a live view too: a NaN went on to the renderer)
+        if not within.all():
+            i = int(np.flatnonzero(~within.all(axis=1))[0])
             raise SceneError(f"ball {i}'s color must be 4 numbers in 0..1 (RGBA), not {colors[i].tolist()}")
         if self._seen is not None and len(self._seen[0]) == n and not self._dirty:
             if (np.array_equal(self._seen[0], self._world.pos[:n])

@@ -161,18 +161,31 @@ def _off_band(w, lam, tol):
     return w < 0.0 or (lam > 0.0 and w > SOLVER_BAND * tol)
 
 
+@inlined
+def _inverse_masses(inv_mass, C, c):
+    """(1/mass of contact c's ball, of its other side where that moves with the impulse, else 0)."""
+    j = C[1][c]
+    return inv_mass[C[0][c]], (inv_mass[j] * C[4][c] if j >= 0 else 0.0)
+
+
+@inlined
+def _push(vel, C, c, inv_i, inv_j, d):
+    """An impulse d (mass px/s) along contact c's normal: into its ball, out of the other side."""
+    i, j, nx, ny = C[0][c], C[1][c], C[2][c, 0], C[2][c, 1]
+    vel[i, 0] += d * inv_i * nx
+    vel[i, 1] += d * inv_i * ny
+    if inv_j > 0.0:
+        vel[j, 0] -= d * inv_j * nx
+        vel[j, 1] -= d * inv_j * ny
+
+
 @kernel
 def _apply(vel, inv_mass, C, nc, share):
     """Apply share x each impulse lam holds to the velocities."""
-    ci, cj, cn, w_j, lam = C[0], C[1], C[2], C[4], C[5]
+    lam = C[5]
     for c in range(nc):
-        i, j = ci[c], cj[c]
-        d = share * lam[c]
-        vel[i, 0] += d * inv_mass[i] * cn[c, 0]
-        vel[i, 1] += d * inv_mass[i] * cn[c, 1]
-        if j >= 0 and w_j[c] > 0.0:
-            vel[j, 0] -= d * inv_mass[j] * cn[c, 0]
-            vel[j, 1] -= d * inv_mass[j] * cn[c, 1]
+        inv_i, inv_j = _inverse_masses(inv_mass, C, c)
+        _push(vel, C, c, inv_i, inv_j, share * lam[c])
 
 
 @kernel
@@ -261,7 +274,7 @@ def solve_impulses(vel, inv_mass, C, nc, tol, S):
 def _gauss_seidel(vel, inv_mass, C, nc, tol, S, budget):
     """solve_impulses' queue, every contact in it at first; returns the
     updates made, or -1 if it was not empty after budget of them."""
-    ci, cj, cn, v_min, w_j, lam = C
+    ci, cj, v_min, lam = C[0], C[1], C[3], C[5]
     first, touching, queue, queued = S[0], S[1], S[2], S[3]
     for c in range(nc):
         queue[c] = c
@@ -279,24 +292,15 @@ def _gauss_seidel(vel, inv_mass, C, nc, tol, S, budget):
         if updates >= budget:
             return -1  # (queued is set afresh by the next solve)
         updates += 1
-        i, j = ci[c], cj[c]
-        nx, ny = cn[c, 0], cn[c, 1]
-        inv_i = inv_mass[i]
-        inv_j = 0.0
-        if j >= 0:
-            inv_j = inv_mass[j] * w_j[c]
-        k = inv_i + inv_j
+        inv_i, inv_j = _inverse_masses(inv_mass, C, c)
         # (aimed at the middle of the band: v_min + tol)
-        new = max(lam[c] + (tol - w) / k, 0.0)
+        new = max(lam[c] + (tol - w) / (inv_i + inv_j), 0.0)
         d = new - lam[c]
         if d == 0.0:
             continue
         lam[c] = new
-        vel[i, 0] += d * inv_i * nx
-        vel[i, 1] += d * inv_i * ny
-        if inv_j > 0.0:
-            vel[j, 0] -= d * inv_j * nx
-            vel[j, 1] -= d * inv_j * ny
+        _push(vel, C, c, inv_i, inv_j, d)
+        i, j = ci[c], cj[c]
         for side in range(2):  # the other contacts of the balls it moved: checked when they come up
             b = i if side == 0 else j
             if side == 1 and inv_j == 0.0:

@@ -201,8 +201,7 @@ def pair_toi_linear(dx, dy, dvx, dvy, R, gap, dist, h):
 
 @kernel
 def _separation(dx, dy, dvx, dvy, dax, day, R, t):
-    px = dx + (dvx + 0.5 * dax * t) * t
-    py = dy + (dvy + 0.5 * day * t) * t
+    px, py, _, _ = _relative_at(dx, dy, dvx, dvy, dax, day, t)
     return math.sqrt(px * px + py * py) - R
 
 
@@ -214,11 +213,10 @@ def _parted(dx, dy, dvx, dvy, dax, day, R, h):
     short to resolve: the contact is at t); (inf, False) if neither within h."""
     t = BISECTION_TOL
     while t <= h:
-        px = dx + (dvx + 0.5 * dax * t) * t
-        py = dy + (dvy + 0.5 * day * t) * t
+        px, py, ux, uy = _relative_at(dx, dy, dvx, dvy, dax, day, t)
         if math.sqrt(px * px + py * py) - R > 0.0:
             return t, False
-        if px * (dvx + dax * t) + py * (dvy + day * t) < 0.0:
+        if px * ux + py * uy < 0.0:
             return t, True
         t *= 2.0
     return INF, False
