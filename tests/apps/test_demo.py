@@ -88,7 +88,7 @@ def test_balls_added_to_a_window_shrunk_smaller_than_they_are_fit_inside_it(app)
     mouse = pyglet.window.mouse
     app.on_resize(12, 9)
     n = len(app.sim)
-    app.on_key_press(keys().PLUS, 0)
+    app.on_text("+")
     app.on_mouse_press(6, 4, mouse.LEFT, 0)
     app.on_mouse_release(8, 5, mouse.LEFT, 0)
     assert len(app.sim) == n + 2
@@ -111,10 +111,10 @@ def test_keys_change_the_simulation(app):
     app.on_key_press(k.T, 0)
     assert app.sim.ball_toi == "bisection"
     n = len(app.sim)
-    app.on_key_press(k.PLUS, 0)
-    app.on_key_press(k.EQUAL, 0)
+    app.on_text("+")
+    app.on_text("=")
     assert len(app.sim) == n + 2
-    app.on_key_press(k.MINUS, 0)
+    app.on_text("-")
     assert len(app.sim) == n + 1
     hud = app.show_hud
     app.on_key_press(k.H, 0)

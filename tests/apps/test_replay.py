@@ -40,6 +40,10 @@ def key(app, symbol):
     app.on_key_press(symbol, 0)
 
 
+def text(app, chars):
+    app.on_text(chars)  # (+ and - come as text: the demo's on_text)
+
+
 def click(app, x, y, button):
     app.on_mouse_press(x, y, button, 0)
 
@@ -76,7 +80,7 @@ def script():
     frames[2][0].append(lambda a: key(a, k.G))                   # flip gravity
     frames[3][2].append(lambda a: key(a, k.LEFT))                # tilt, after the frame's steps
     frames[4][0].extend([lambda a: key(a, k.UP), lambda a: key(a, k.UP), lambda a: key(a, k.DOWN)])
-    frames[5][0].append(lambda a: key(a, k.PLUS))                # a random ball
+    frames[5][0].append(lambda a: text(a, "+"))                  # a random ball
     frames[6][2].append(lambda a: fling(a, 40, 150, 90, 120))    # fling
     frames[7][0].append(lambda a: key(a, k.SPACE))               # pause...
     frames[8][0].append(single_step)                             # ...one step...
@@ -87,10 +91,10 @@ def script():
     frames[14][0].append(lambda a: key(a, k.B))                  # reference backend
     frames[16][0].extend([lambda a: key(a, k.B), lambda a: key(a, k.T)])  # back to fast, analytic
     frames[17][0].append(lambda a: a.on_resize(200, 170))        # the box shrinks
-    frames[19][0].append(lambda a: key(a, k.MINUS))              # remove the last ball
+    frames[19][0].append(lambda a: text(a, "-"))                 # remove the last ball
     frames[20][0].append(lambda a: pin_ball(a, 1))               # unpin
     frames[22][0].append(lambda a: key(a, k.R))                  # reset (the box stays)
-    frames[24][2].append(lambda a: key(a, k.EQUAL))              # another random ball
+    frames[24][2].append(lambda a: text(a, "="))                 # another random ball
     frames[26][0].append(lambda a: a.on_resize(260, 190))        # the box grows
     frames[28][0].append(lambda a: key(a, k.RIGHT))              # tilt right
     return frames
