@@ -166,7 +166,7 @@ def _run_events_once(B, W, params, dt, stats, ball_events, budget, own, log, clu
     G = grid_new(B, params[P_WIDTH], params[P_HEIGHT], dt, B[15], B[16])
     S = (np.empty(max(n, 1), dtype=BALL_INT),  # candidates of one query
          np.empty(4 * n + 8, dtype=BALL_INT),  # balls to predict after an event
-         np.empty((16, 3), dtype=np.float64),  # contact normals and what each is (rest.fixed_contacts)
+         np.empty((16, 2), dtype=np.float64),  # contact normals (try_sleep)
          np.empty(max(n, 1), dtype=np.int64),  # wake's stack
          np.full(n, -INF),  # time of each ball's last contact (the TC model)
          np.zeros(n, dtype=np.int64),  # each ball's rapid contacts (collapse)
@@ -321,7 +321,7 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
                 rapid[x] += 1
                 if rapid[x] >= COLLAPSE_CONTACTS and not is_fixed(mode[x]):
                     partner = -1 if kind == EV_WALL else (b if side == 0 else a)
-                    collapse(B, W, G, x, partner, gx, gy, rest_speed, normals, cand, seed)
+                    collapse(B, W, G, x, partner, rest_speed, normals, cand, seed)
                     if len(seed) > 0:  # (in a step that runs clusters: hold both in)
                         for y in (x, partner):
                             if y >= 0 and (mode[y] == FREE or mode[y] == CLUSTER):

@@ -7,8 +7,7 @@ import math
 
 from ._jit import kernel
 from .kernels import V_EPS
-from .constants import (ASLEEP, BOX_LINE, FREE, FROZEN, REST_COS, SLEEP_TOUCH, SLEEP_TOUCH_CLUSTER, SLIDING, SUP_BALL,
-                        SUP_END, SUP_FACE)
+from .constants import ASLEEP, BOX_LINE, FREE, FROZEN, REST_COS, SLEEP_TOUCH, SLEEP_TOUCH_CLUSTER, SLIDING, SUP_BALL
 from .motion import gravity_on, is_fixed, lasting, set_free, sync
 from .grid import grid_candidates
 
@@ -72,9 +71,7 @@ def wall_gap(W, w, px, py, r):
 def fixed_contacts(B, W, G, i, normals, cand, touch):
     """Write the unit normals (into ball i) of the fixed things ball i touches -
     walls, segment ends, pinned and sleeping balls, within touch x radius -
-    into normals[:, :2], and what each is into normals[:, 2] (3 w: wall w's
-    face, 3 w + 1 or 3 w + 2: segment w's end p0 or p1, -1 - j: ball j);
-    returns how many (at most len(normals))."""
+    into normals; returns how many (at most len(normals))."""
     pos, radius, mode = B[0], B[4], B[7]
     wp0, wp1, wn, wt, wlen, wc, we, wkind, wimpulse = W
     r = radius[i]
@@ -88,17 +85,14 @@ def fixed_contacts(B, W, G, i, normals, cand, touch):
             if wn[w, 0] * px + wn[w, 1] * py - wc[w] - r <= tol:
                 normals[k, 0] = wn[w, 0]
                 normals[k, 1] = wn[w, 1]
-                normals[k, 2] = 3 * w
                 k += 1
         else:
-            u = wt[w, 0] * (px - wp0[w, 0]) + wt[w, 1] * (py - wp0[w, 1])
             cx, cy = segment_closest(W, w, px, py)
             dx, dy = px - cx, py - cy
             d = math.sqrt(dx * dx + dy * dy)
             if 0.0 < d <= r + tol:
                 normals[k, 0] = dx / d
                 normals[k, 1] = dy / d
-                normals[k, 2] = 3 * w + (1 if u <= 0.0 else (2 if u >= wlen[w] else 0))
                 k += 1
     m = grid_candidates(G, B, i, 0.0, cand, touch)
     for q in range(m):
@@ -112,7 +106,6 @@ def fixed_contacts(B, W, G, i, normals, cand, touch):
         if 0.0 < d <= r + radius[j] + tol:
             normals[k, 0] = dx / d
             normals[k, 1] = dy / d
-            normals[k, 2] = -1.0 - j
             k += 1
     return k
 
@@ -140,7 +133,7 @@ def try_sleep(B, W, G, i, gx, gy, normals, cand, touch=SLEEP_TOUCH):
 
 
 @kernel
-def collapse(B, W, G, i, partner, gx, gy, rest_speed, normals, cand, seed):
+def collapse(B, W, G, i, partner, rest_speed, normals, cand, seed):
     """Ball i is caught in an inelastic collapse (COLLAPSE_CONTACTS contacts,
     each within TC_TIME of the one before), its last with partner (-1: a wall).
 
@@ -175,95 +168,15 @@ def collapse(B, W, G, i, partner, gx, gy, rest_speed, normals, cand, seed):
         count[i] += 1
         return False
     slow = vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1] < rest_speed * rest_speed
-    k = fixed_contacts(B, W, G, i, normals, cand, SLEEP_TOUCH) if slow else 0
-    if k > 0:
-        bx, by = gravity_on(B, i, gx, gy)
-        # a frictionless ball on contacts that cannot hold it (a ramp, the
-        # side of a sleeping ball) slides on the one gravity presses hardest,
-        # as a lone ball there does (after_contact): asleep there, a ball
-        # stopped on a 30 degree ramp for ever
-        if not held(normals, k, bx, by) and not on_sleeper(B, normals, k) and \
-                slide_on_steepest(B, W, i, normals, k, bx, by):
-            return False
-        # (held, or on a sleeping ball, or pressed into none of them: a rattle
-        # at rest_speed there is a pile settling, whose sleepers stop the balls
-        # that fall on them; sliding off them, or freezing or freeing the
-        # balls, kept piles from falling asleep: tests/physics/test_physics_settle.py)
+    # (any fixed contact: a rattle at rest_speed is a pile settling; demanding
+    # contacts that hold it against gravity, as try_sleep does, kept piles
+    # from falling asleep: tests/physics/test_physics_settle.py)
+    if slow and fixed_contacts(B, W, G, i, normals, cand, SLEEP_TOUCH) > 0:
         fall_asleep(B, i)
         return True
     mode[i] = FROZEN
     count[i] += 1
     return False
-
-
-@kernel
-def on_sleeper(B, normals, k):
-    """Is one of the k fixed contacts fixed_contacts listed a sleeping ball?"""
-    mode = B[7]
-    for q in range(k):
-        code = int(normals[q, 2])
-        if code < 0 and mode[-1 - code] == ASLEEP:
-            return True
-    return False
-
-
-@kernel
-def slide_on_steepest(B, W, i, normals, k, bx, by):
-    """Ball i, touching the k fixed contacts fixed_contacts listed, slides
-    on the one that its gravity (bx, by) presses into hardest, keeping the
-    velocity along it; False where gravity presses into none of them."""
-    pos, radius = B[0], B[4]
-    wp0, wp1, wn, wt, wlen, wc, we, wkind, wimpulse = W
-    best, press = -1, 0.0
-    for q in range(k):
-        gn = bx * normals[q, 0] + by * normals[q, 1]
-        if gn < press:
-            best, press = q, gn
-    if best < 0:
-        return False
-    nx, ny, code = normals[best, 0], normals[best, 1], int(normals[best, 2])
-    # what the support is, described as resolve_wall and resolve_pair describe it
-    if code < 0:
-        j = -1 - code
-        skind, sidx, cx, cy, cr = SUP_BALL, j, pos[j, 0], pos[j, 1], radius[i] + radius[j]
-    else:
-        w = code // 3
-        part = code - 3 * w
-        if part == 0:
-            skind, sidx, cx, cy, cr = SUP_FACE, w, wp0[w, 0], wp0[w, 1], wlen[w]
-            if wkind[w] == BOX_LINE:
-                cr = -1.0
-        else:
-            ex = wp0[w, 0] if part == 1 else wp1[w, 0]
-            ey = wp0[w, 1] if part == 1 else wp1[w, 1]
-            dx, dy = pos[i, 0] - ex, pos[i, 1] - ey
-            skind, sidx, cx, cy, cr = SUP_END, 2 * w + part - 1, ex, ey, math.sqrt(dx * dx + dy * dy)
-    slide(B, i, nx, ny, skind, sidx, cx, cy, cr, bx, by, press)
-    return True
-
-
-@kernel
-def slide(B, i, nx, ny, skind, sidx, cx, cy, cr, bx, by, gn):
-    """Ball i slides on a support whose unit normal n points into it (a
-    wall's face or end, or a fixed ball: skind, sidx, and the geometry
-    predict.py needs, cx, cy, cr), pressed in by gravity's normal part gn
-    < 0: its velocity loses its normal part, its acceleration is gravity's
-    tangential part."""
-    vel, acc, mode = B[1], B[2], B[7]
-    sup_kind, sup_idx, sup_n, sup_c, sup_r = B[9], B[10], B[11], B[12], B[13]
-    vn = vel[i, 0] * nx + vel[i, 1] * ny
-    vel[i, 0] -= vn * nx
-    vel[i, 1] -= vn * ny
-    mode[i] = SLIDING
-    acc[i, 0] = bx - gn * nx
-    acc[i, 1] = by - gn * ny
-    sup_kind[i] = skind
-    sup_idx[i] = sidx
-    sup_n[i, 0] = nx
-    sup_n[i, 1] = ny
-    sup_c[i, 0] = cx
-    sup_c[i, 1] = cy
-    sup_r[i] = cr
 
 
 @kernel
@@ -275,7 +188,8 @@ def after_contact(B, W, G, i, fixed_other, nx, ny, skind, sidx, cx, cy, cr, fric
     was with a fixed object, left no normal speed and gravity presses it in -
     then it sleeps if slow and held, else slides on the contact's tangent line.
     """
-    vel = B[1]
+    vel, acc, mode = B[1], B[2], B[7]
+    sup_kind, sup_idx, sup_n, sup_c, sup_r = B[9], B[10], B[11], B[12], B[13]
     set_free(B, i, gx, gy, fric)
     if not fixed_other:
         return
@@ -290,7 +204,18 @@ def after_contact(B, W, G, i, fixed_other, nx, ny, skind, sidx, cx, cy, cr, fric
     vn = vx * nx + vy * ny
     if abs(vn) > V_EPS + 1e-12 * math.sqrt(vx * vx + vy * vy):
         return  # it bounced off
-    slide(B, i, nx, ny, skind, sidx, cx, cy, cr, bx, by, gn)
+    vel[i, 0] = vx - vn * nx
+    vel[i, 1] = vy - vn * ny
+    mode[i] = SLIDING
+    acc[i, 0] = bx - gn * nx
+    acc[i, 1] = by - gn * ny
+    sup_kind[i] = skind
+    sup_idx[i] = sidx
+    sup_n[i, 0] = nx
+    sup_n[i, 1] = ny
+    sup_c[i, 0] = cx
+    sup_c[i, 1] = cy
+    sup_r[i] = cr
 
 
 @kernel
