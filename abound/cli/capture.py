@@ -136,8 +136,8 @@ def run(args):
             raise OutputError(f"--wav {args.wav}: cannot write it: {exc.strerror or exc}") from None
     if status == 0:
         print(f"captured {plural(args.frames, 'frame')} of {args.size[0]}x{args.size[1]} "
-              f"({plural(len(sim), 'ball')}; a frame every {plural(args.every, 'step')} of {sim.dt:g} s, "
-              f"{args.every * sim.dt:g} s of the scene): {_wrote(args)}")
+              f"({plural(len(sim), 'ball')}; a frame every {plural(args.every, 'step')} of {sim.dt:g} s "
+              f"({args.every * sim.dt:g} s), the last at {sim.time:g} s of the scene): {_wrote(args)}")
     return status
 
 
