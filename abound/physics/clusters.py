@@ -57,16 +57,16 @@ import math
 import numpy as np
 
 from ._jit import allocating, kernel
-from .kernels import V_EPS
+from .kernels import TOUCH_REL, V_EPS
 from .constants import (
     CLUSTER, CLUSTER_REACH, CLUSTER_SLOP, EV_TICK, FROZEN, ISLAND_SLEEP_TIME, LEAVE_GAP,
-    P_CLUSTERS, P_GX, P_GY, P_REST_SPEED, P_TICK, P_WARM, SLEEP_TOUCH_CLUSTER, TICK,
+    P_CLUSTERS, P_GX, P_GY, P_REST_SPEED, P_TICK, P_WARM, SLEEP_TOUCH, SLEEP_TOUCH_CLUSTER, TICK,
 )
 from .contact_solver import (
     TARGET_GAP, normal_speed, project_one, solve_budget, solve_impulses, solver_scratch, speculative_min_speed,
 )
 from .motion import gravity_on, is_fixed, motion_at, set_free, sync
-from .grid import _cell_span, grid_cell_balls
+from .grid import _cell_span, grid_candidates, grid_cell_balls
 from .queue import heap_push
 from .rest import fall_asleep, held, try_sleep, wall_gap
 
@@ -442,7 +442,7 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
             # slow, and held by fixed things: it sleeps before the solve,
             # which then holds its neighbours off it
             sync(B, i, t)
-            if try_sleep(B, W, G, i, gx, gy, normals, cand, SLEEP_TOUCH_CLUSTER):
+            if _apart(B, G, i, t, cand) and try_sleep(B, W, G, i, gx, gy, normals, cand, SLEEP_TOUCH_CLUSTER):
                 todo[ntodo] = i
                 ntodo += 1
                 seed[i] = False
@@ -512,6 +512,26 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
 
 
 @kernel
+def _apart(B, G, i, t, cand):
+    """Whether cluster ball i (synced to t) overlaps no other ball by more
+    than round-off (TOUCH_REL x the smaller radius): only then may it fall
+    asleep. A sleeper keeps the gaps it lies with, and woken it flies free
+    with them, where a free pair may overlap by round-off only (two balls
+    in a V's corner, each held by the floor, slept 4.6e-5 r deep in each
+    other and flew so when a late ball woke them)."""
+    pos, radius = B[0], B[4]
+    for q in range(grid_candidates(G, B, i, 0.0, cand, SLEEP_TOUCH)):
+        j = cand[q]
+        if j == i:
+            continue
+        x, y, _, _, _, _ = motion_at(B, j, t)
+        dx, dy = pos[i, 0] - x, pos[i, 1] - y
+        if math.sqrt(dx * dx + dy * dy) < radius[i] + radius[j] - TOUCH_REL * min(radius[i], radius[j]):
+            return False
+    return True
+
+
+@kernel
 def _root(island, q):
     """The island of listed ball q (union-find, with path halving)."""
     while island[q] != q:
@@ -552,6 +572,13 @@ def _islands(B, Q, h, rest_speed, gx, gy, normals):
             # heap at rest takes an odd kick from a solve that has not converged)
         if slow[i] < ISLAND_SLEEP_TIME:
             state[_root(island, q)] = ISLAND_AWAKE
+    for c in range(nc):
+        # an island sleeps with no overlap that the solve has yet to push
+        # out: woken, its balls fly free with their gaps as they lie, and a
+        # free pair may overlap by round-off only (a heap in a V, hit by a
+        # late ball, set two corner balls free 4.6e-5 r deep in each other)
+        if gap[c] < -TOUCH_REL * radius[ci[c]]:
+            state[_root(island, rank[ci[c]])] = ISLAND_AWAKE
     for c in range(nc):  # an island with no fixed contact is falling: it stays awake
         if w_j[c] == 0.0 and gap[c] <= LEAVE_GAP * radius[ci[c]]:
             a = _root(island, rank[ci[c]])

@@ -185,6 +185,26 @@ def test_clumps_dropped_on_a_slope_stay_within_the_contact_overlap_bound():
     assert worst[seed] <= CLUSTER_OVERLAP, f"overlap {worst[seed]:.2g} r (seed {seed})"
 
 
+def test_balls_woken_from_a_heap_asleep_keep_no_overlap_in_flight():
+    # a new user's scene: 200 balls rain into each of two closed Vs (45 and
+    # 20 degree sides) and heap there. Two cluster balls in a box corner,
+    # each held by the floor, fell asleep 4.6e-5 r deep in each other (what
+    # a solve had left, within CLUSTER_OVERLAP); woken by a late ball
+    # (t = 3.95 s) they flew free so: no event watches an overlap, and a
+    # free pair may overlap by no more than round-off (Simulation.overlapping)
+    sim = abound.Simulation.from_config({
+        "world": {"width": 1200, "height": 700},
+        "physics": {"contact_clusters": True},
+        "spawn": [{"count": 200, "radius": 8.0, "region": [120, 450, 560, 695], "restitution": 0.5},
+                  {"count": 200, "radius": 8.0, "region": [640, 450, 1080, 695], "restitution": 0.5}],
+        "walls": [{"x0": 100, "y0": 440, "x1": 340, "y1": 200}, {"x0": 580, "y0": 440, "x1": 340, "y1": 200},
+                  {"x0": 620, "y0": 340, "x1": 860, "y1": 252.6}, {"x0": 1100, "y0": 340, "x1": 860, "y1": 252.6}],
+    }, backend="fast")
+    for k in range(300):
+        sim.step(1 / 60)
+        assert len(sim.overlapping()) == 0, f"after step {k + 1}: pairs {sim.overlapping()[:3].tolist()}"
+
+
 # -- the shipped scenes: where the balls end ---------------------------------------------
 
 def _run(name, seconds, balls=None):
