@@ -151,16 +151,59 @@ def substep(positions, holes, left, most=MAX_SUBSTEPS, radii=None):
     left / k for the least k that makes it at most SUBSTEP times the shortest local
     dynamical time of a ball at ``positions`` (N, 2) (the free ones, of radius radii);
     at least left / ``most`` (the sub-steps the step has left)."""
-    shortest = math.inf
-    for h in holes if len(positions) else ():
+    return _substep_for(_shortest_time(positions, holes, radii)[0], left, most)
+
+
+def _shortest_time(positions, holes, radii):
+    """(s, k): the shortest local dynamical time of a ball at ``positions`` near any of
+    ``holes``, and the index of that hole (inf, -1 where none matters)."""
+    shortest, which = math.inf, -1
+    for k, h in enumerate(holes if len(positions) else ()):
         _, _, r2 = _towards(h, positions, radii)
         with np.errstate(over="ignore"):
-            shortest = min(shortest, float(np.sqrt(r2.min() ** 1.5 / h.strength)))
+            t = float(np.sqrt(r2.min() ** 1.5 / h.strength))
+        if not t >= shortest:  # (NaN too: a ball at an unsoftened hole's centre)
+            shortest, which = t, k
+    return shortest, which
+
+
+def _substep_for(shortest, left, most):
     if not shortest > 0.0:  # (a ball at an unsoftened hole's centre: as short as allowed)
         return left / max(1, most)
     if not math.isfinite(shortest):  # (no hole near enough to anything to matter)
         return left
     return left / min(max(1, most), max(1, math.ceil(left / (SUBSTEP * shortest))))
+
+
+def followed_strength(softening, radius, dt):
+    """px^3/s^2: the strongest pull whose sub-steps MAX_SUBSTEPS a step of dt s can
+    follow for a ball of ``radius`` px through the centre of a hole of ``softening`` px
+    (there its dynamical time is shortest: sqrt((radius^2 + softening^2)^1.5 / GM))."""
+    return (MAX_SUBSTEPS * SUBSTEP / dt) ** 2 * (radius * radius + softening * softening) ** 1.5
+
+
+def _too_strong(sim, hole, dt):
+    """Say once per simulation that ``hole`` pulls too hard for MAX_SUBSTEPS sub-steps
+    a step to follow (abound.BlackHoleWarning): balls passing its centre may then
+    gain or lose energy (a ball of radius 10 through a hole of softening 10 at
+    dt 1/60 s: none at 1e11 px^3/s^2, 4 sub-steps needed for each allowed; a
+    quarter of its energy at 3e11, 7 for each). The strength followed is
+    followed_strength's for the smallest free ball."""
+    if sim._warned_strength:
+        return
+    sim._warned_strength = True
+    import warnings
+    from abound.errors import BlackHoleWarning
+    h = sim.black_holes[hole]
+    r = float(sim.radii[~sim.pinned].min())
+    most = followed_strength(h.softening, r, dt)
+    need = MAX_SUBSTEPS * math.sqrt(h.strength / most)
+    warnings.warn(BlackHoleWarning(
+        f"black hole {hole} (strength {h.strength:g}) pulls harder than steps of {dt:g} s can follow: a ball "
+        f"of radius {r:.3g} through its centre needs {need:,.0f} sub-steps a step, {MAX_SUBSTEPS} are allowed, "
+        f"and balls passing it may gain or lose energy (with its softening, {h.softening:g} px, a strength of "
+        f"at most {most:.2g} is followed; a wider softening or a shorter dt also helps)"),
+        stacklevel=5)  # (the caller of Simulation.step)
 
 
 def step(sim, dt, take):
@@ -173,7 +216,10 @@ def step(sim, dt, take):
     left = dt
     for count in range(MAX_SUBSTEPS):
         free = ~sim.pinned
-        h = substep(sim.positions[free], holes, left, MAX_SUBSTEPS - count, sim.radii[free])
+        shortest, hole = _shortest_time(sim.positions[free], holes, sim.radii[free])
+        if hole >= 0 and not left <= (MAX_SUBSTEPS - count) * SUBSTEP * shortest * (1.0 + 1e-9):
+            _too_strong(sim, hole, dt)  # (the sub-steps left cannot follow the pull)
+        h = _substep_for(shortest, left, MAX_SUBSTEPS - count)
         last = h >= left * (1.0 - 1e-9)
         if last:
             h = left  # (no round-off left over)

@@ -64,3 +64,10 @@ def show_path(path, keep=4):
         name = str(k) if len(str(k)) <= 20 else str(k)[:20] + "..."  # a long key is cut too
         text += f"[{name}]" if isinstance(k, int) else (f".{name}" if text else name)
     return text + ("..." if len(path) > keep else "")
+
+
+class BlackHoleWarning(UserWarning):
+    """A black hole pulls harder than a step's sub-steps can follow
+    (abound/attractors.py, MAX_SUBSTEPS): balls passing near its centre then
+    no longer keep their energy. Said once per Simulation, with the strength
+    that would be followed; the ``abound`` commands print it as one line."""

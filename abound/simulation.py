@@ -130,6 +130,7 @@ class Simulation:
         self.time = 0.0
         self.black_holes = []  # abound.attractors.BlackHole, pulling every free ball (add_black_hole)
         self._field_held = False  # whether the world's field holds black holes' pull (_hold_field)
+        self._warned_strength = False  # whether a too strong black hole was said (attractors._too_strong)
         self.scene = None  # the scene dict this simulation was built from, if any
         self.last_stats = StepStats()
         self._palette_next = 0
