@@ -59,7 +59,7 @@ KEYS = [
     ("R", "reset to the starting state"),
     ("B", "cycle the physics backend"),
     ("T", "switch the ball time-of-impact method"),
-    ("+ / -", "add a ball / remove the last one"),
+    ("+ / -", "add a ball / remove the last one (held: repeats)"),
     ("left-drag", "fling a new ball (velocity 4 x the drag)"),
     ("right-click", "pin / unpin the ball under the cursor"),
     ("middle-click", "a black hole at the cursor, or the one there taken away"),
@@ -590,13 +590,13 @@ class DemoApp:
         return True
 
     def on_text(self, text):
-        """+ adds a ball, - removes the last one (with = and _, their keys'
-        other characters, on any layout, and the keypad's). Taken as text,
-        not as key presses: X reports the key Shift+= as PLUS when pressed
-        but EQUAL when released, and pyglet then takes each later press of
-        it for a repeat of a key still held and reports no press (a user's
-        second + added nothing; tests/apps/test_demo_keys.py presses them
-        on Xvfb)."""
+        """+ adds a ball, - removes the last one (so do = and _, the other
+        characters of those keys on a US layout, and the keypad's + and -);
+        held, they repeat as typing does. Taken as text, not as key presses:
+        X reports the key Shift+= as PLUS when pressed but EQUAL when
+        released, and pyglet then takes each later press of it for a repeat
+        of a key still held and reports no press (a user's second + added
+        nothing; tests/apps/test_demo_keys.py presses them on Xvfb)."""
         if self.replay is not None:
             return False
         if text in ("+", "="):

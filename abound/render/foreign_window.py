@@ -317,6 +317,6 @@ class ForeignWindow(EventDispatcher):
 
 
 # the events DemoApp and SaverApp handle (only on_resize and on_close ever come from the window's owner)
-for _name in ("on_draw", "on_refresh", "on_resize", "on_close", "on_key_press", "on_mouse_press",
+for _name in ("on_draw", "on_refresh", "on_resize", "on_close", "on_key_press", "on_text", "on_mouse_press",
               "on_mouse_release", "on_mouse_motion", "on_mouse_drag"):
     ForeignWindow.register_event_type(_name)
