@@ -31,7 +31,9 @@ a cluster along a wall or into a corner would start there in contact, where
 round-off decides its first event), and falls asleep
 where fixed contacts hold it (strictly: REST_COS) or with its island (the
 balls it touches) when the whole island has been slow for ISLAND_SLEEP_TIME
-and leans on something fixed, each of its balls held where it lies (_supported).
+and leans on something fixed, each of its balls held where it lies
+(_supported); either way only where it overlaps nothing beyond round-off
+(rest.apart: woken, a sleeper flies free with the gaps it lies with).
 
 Q, the ticks' scratch (cluster_scratch): (order (N,) the listed balls, rank
 (N,) each ball's place in it or -1, touches (N,) int64 what each listed
@@ -60,13 +62,13 @@ from ._jit import allocating, kernel
 from .kernels import TOUCH_REL, V_EPS
 from .constants import (
     CLUSTER, CLUSTER_REACH, CLUSTER_SLOP, EV_TICK, FROZEN, ISLAND_SLEEP_TIME, LEAVE_GAP,
-    P_CLUSTERS, P_GX, P_GY, P_REST_SPEED, P_TICK, P_WARM, SLEEP_TOUCH, SLEEP_TOUCH_CLUSTER, TICK,
+    P_CLUSTERS, P_GX, P_GY, P_REST_SPEED, P_TICK, P_WARM, SLEEP_TOUCH_CLUSTER, TICK,
 )
 from .contact_solver import (
     TARGET_GAP, normal_speed, project_one, solve_budget, solve_impulses, solver_scratch, speculative_min_speed,
 )
 from .motion import gravity_on, is_fixed, motion_at, set_free, sync
-from .grid import _cell_span, grid_candidates, grid_cell_balls
+from .grid import _cell_span, grid_cell_balls
 from .queue import heap_push
 from .rest import fall_asleep, held, try_sleep, wall_gap
 
@@ -442,7 +444,7 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
             # slow, and held by fixed things: it sleeps before the solve,
             # which then holds its neighbours off it
             sync(B, i, t)
-            if _apart(B, G, i, t, cand) and try_sleep(B, W, G, i, gx, gy, normals, cand, SLEEP_TOUCH_CLUSTER):
+            if try_sleep(B, W, G, i, gx, gy, normals, cand, SLEEP_TOUCH_CLUSTER):
                 todo[ntodo] = i
                 ntodo += 1
                 seed[i] = False
@@ -509,26 +511,6 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
             continue
         count[i] += 1
     return ntodo
-
-
-@kernel
-def _apart(B, G, i, t, cand):
-    """Whether cluster ball i (synced to t) overlaps no other ball by more
-    than round-off (TOUCH_REL x the smaller radius): only then may it fall
-    asleep. A sleeper keeps the gaps it lies with, and woken it flies free
-    with them, where a free pair may overlap by round-off only (two balls
-    in a V's corner, each held by the floor, slept 4.6e-5 r deep in each
-    other and flew so when a late ball woke them)."""
-    pos, radius = B[0], B[4]
-    for q in range(grid_candidates(G, B, i, 0.0, cand, SLEEP_TOUCH)):
-        j = cand[q]
-        if j == i:
-            continue
-        x, y, _, _, _, _ = motion_at(B, j, t)
-        dx, dy = pos[i, 0] - x, pos[i, 1] - y
-        if math.sqrt(dx * dx + dy * dy) < radius[i] + radius[j] - TOUCH_REL * min(radius[i], radius[j]):
-            return False
-    return True
 
 
 @kernel

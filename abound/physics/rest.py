@@ -6,9 +6,9 @@ Part of the event-driven engine (engine.py gathers it; docs/physics.md explains 
 import math
 
 from ._jit import kernel
-from .kernels import V_EPS
+from .kernels import TOUCH_REL, V_EPS
 from .constants import ASLEEP, BOX_LINE, FREE, FROZEN, REST_COS, SLEEP_TOUCH, SLEEP_TOUCH_CLUSTER, SLIDING, SUP_BALL
-from .motion import gravity_on, is_fixed, lasting, set_free, sync
+from .motion import gravity_on, is_fixed, lasting, motion_at, set_free, sync
 from .grid import grid_candidates
 
 
@@ -124,11 +124,40 @@ def fall_asleep(B, i):
 @kernel
 def try_sleep(B, W, G, i, gx, gy, normals, cand, touch=SLEEP_TOUCH):
     """Put ball i to sleep if its fixed contacts (within touch x its radius)
-    hold it against gravity (gx, gy) and its field (gravity_on)."""
+    hold it against gravity (gx, gy) and its field (gravity_on), and it
+    overlaps nothing beyond round-off (apart)."""
     bx, by = gravity_on(B, i, gx, gy)
     if not held(normals, fixed_contacts(B, W, G, i, normals, cand, touch), bx, by):
         return False
+    if not apart(B, W, G, i, cand):
+        return False
     fall_asleep(B, i)
+    return True
+
+
+@kernel
+def apart(B, W, G, i, cand):
+    """Whether ball i (synced to its own time) overlaps no wall and no other
+    ball by more than round-off (TOUCH_REL x the smaller radius): only then
+    may it fall asleep. A sleeper keeps the gaps it lies with, and woken it
+    flies free with them, where a free ball may overlap by round-off only (in
+    a V full of cluster balls, two in a corner, each held by the floor,
+    slept 4.6e-5 r deep in each other - what a solve had left - and flew so
+    when a late ball woke them). The exact events leave no such overlap:
+    only a ball that a contact cluster's solve moved can have one."""
+    pos, radius, tloc = B[0], B[4], B[3]
+    r = radius[i]
+    for w in range(len(W[5])):
+        if wall_gap(W, w, pos[i, 0], pos[i, 1], r)[0] < -TOUCH_REL * r:
+            return False
+    for q in range(grid_candidates(G, B, i, 0.0, cand, SLEEP_TOUCH)):
+        j = cand[q]
+        if j == i:
+            continue
+        x, y, _, _, _, _ = motion_at(B, j, tloc[i])
+        dx, dy = pos[i, 0] - x, pos[i, 1] - y
+        if math.sqrt(dx * dx + dy * dy) < r + radius[j] - TOUCH_REL * min(r, radius[j]):
+            return False
     return True
 
 

@@ -205,6 +205,40 @@ def test_balls_woken_from_a_heap_asleep_keep_no_overlap_in_flight():
         assert len(sim.overlapping()) == 0, f"after step {k + 1}: pairs {sim.overlapping()[:3].tolist()}"
 
 
+def test_no_ball_falls_asleep_overlapping_another_or_a_wall():
+    # the scene above, checked at the cause: a sleeper keeps the gaps it lies with
+    # (a ball jammed where a solve did not converge, or put to sleep by an event,
+    # slept 4.6e-5 r deep in another at step 181 while the check stood only before
+    # a tick's solve), so no two sleepers, and no sleeper and a wall, may overlap
+    # beyond round-off (TOUCH_REL of the smaller radius), after any step
+    from abound.physics.checks import segment_distance
+    from abound.physics.kernels import TOUCH_REL
+    from abound.physics.world import ASLEEP
+    segments = [(100, 440, 340, 200), (580, 440, 340, 200), (620, 340, 860, 252.6), (1100, 340, 860, 252.6)]
+    sim = abound.Simulation.from_config({
+        "world": {"width": 1200, "height": 700},
+        "physics": {"contact_clusters": True},
+        "spawn": [{"count": 200, "radius": 8.0, "region": [120, 450, 560, 695], "restitution": 0.5},
+                  {"count": 200, "radius": 8.0, "region": [640, 450, 1080, 695], "restitution": 0.5}],
+        "walls": [dict(zip(("x0", "y0", "x1", "y1"), w)) for w in segments],
+    }, backend="fast")
+    slept = 0
+    for k in range(300):
+        sim.step(1 / 60)
+        asleep = sim.modes == ASLEEP
+        p, r = sim.positions[asleep], sim.radii[asleep]
+        slept = max(slept, len(r))
+        d = np.hypot(*(p[:, None, :] - p[None, :, :]).transpose(2, 0, 1))
+        np.fill_diagonal(d, np.inf)
+        depth = (r[:, None] + r[None, :] - d) / np.minimum(r[:, None], r[None, :])
+        assert depth.max(initial=0.0) <= TOUCH_REL, f"after step {k + 1}: two sleepers {depth.max():.2g} r deep"
+        walls = [p[:, 0] - r, sim.width - p[:, 0] - r, p[:, 1] - r, sim.height - p[:, 1] - r]
+        walls += [segment_distance(p, np.array(w[:2], float), np.array(w[2:], float)) - r for w in segments]
+        deepest = max((-(g / r)).max(initial=0.0) for g in walls)
+        assert deepest <= TOUCH_REL, f"after step {k + 1}: a sleeper {deepest:.2g} r deep in a wall"
+    assert slept > 300  # (the heaps did fall asleep: the check saw them)
+
+
 # -- the shipped scenes: where the balls end ---------------------------------------------
 
 def _run(name, seconds, balls=None):
