@@ -151,7 +151,7 @@ def substep(positions, holes, left, most=MAX_SUBSTEPS, radii=None):
     left / k for the least k that makes it at most SUBSTEP times the shortest local
     dynamical time of a ball at ``positions`` (N, 2) (the free ones, of radius radii);
     at least left / ``most`` (the sub-steps the step has left)."""
-    return _substep_for(_shortest_time(positions, holes, radii)[0], left, most)
+    return _substep_for(_shortest_time(positions, holes, radii)[0], left, most)[0]
 
 
 def _shortest_time(positions, holes, radii):
@@ -168,11 +168,14 @@ def _shortest_time(positions, holes, radii):
 
 
 def _substep_for(shortest, left, most):
+    """(the next sub-step, s; whether the ``most`` sub-steps left can follow the pull:
+    each at most SUBSTEP x ``shortest``, to round-off) for ``left`` s still to run."""
     if not shortest > 0.0:  # (a ball at an unsoftened hole's centre: as short as allowed)
-        return left / max(1, most)
+        return left / max(1, most), False
     if not math.isfinite(shortest):  # (no hole near enough to anything to matter)
-        return left
-    return left / min(max(1, most), max(1, math.ceil(left / (SUBSTEP * shortest))))
+        return left, True
+    h = left / min(max(1, most), max(1, math.ceil(left / (SUBSTEP * shortest))))
+    return h, left <= most * SUBSTEP * shortest * (1.0 + 1e-9)
 
 
 def followed_strength(softening, radius, dt):
@@ -217,9 +220,9 @@ def step(sim, dt, take):
     for count in range(MAX_SUBSTEPS):
         free = ~sim.pinned
         shortest, hole = _shortest_time(sim.positions[free], holes, sim.radii[free])
-        if hole >= 0 and not left <= (MAX_SUBSTEPS - count) * SUBSTEP * shortest * (1.0 + 1e-9):
-            _too_strong(sim, hole, dt)  # (the sub-steps left cannot follow the pull)
-        h = _substep_for(shortest, left, MAX_SUBSTEPS - count)
+        h, followed = _substep_for(shortest, left, MAX_SUBSTEPS - count)
+        if not followed:
+            _too_strong(sim, hole, dt)
         last = h >= left * (1.0 - 1e-9)
         if last:
             h = left  # (no round-off left over)
