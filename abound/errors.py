@@ -71,3 +71,14 @@ class BlackHoleWarning(UserWarning):
     (abound/attractors.py, MAX_SUBSTEPS): balls passing near its centre then
     no longer keep their energy. Said once per Simulation, with the strength
     that would be followed; the ``abound`` commands print it as one line."""
+
+
+class JamWarning(UserWarning):
+    """Balls were stopped on a slope or a peg's side, where frictionless
+    balls cannot rest: caught in a heap's rattle (an inelastic collapse), the
+    rest model put them to sleep touching a segment or a peg that does not
+    hold them against gravity. Without contact_clusters that is how heaps
+    end, so funnels, ramps and peg boards jam; contact_clusters = True
+    solves such lasting contacts and the balls slide on. Said once per
+    Simulation (StepStats.stuck counts them); the ``abound`` commands print
+    it as one line."""

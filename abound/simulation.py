@@ -14,7 +14,7 @@ from abound.errors import SceneError
 from abound.physics import backends, checks, split
 from abound.physics.ticks import next_level
 from abound.physics.contact_log import LOG_FIELDS
-from abound.physics.constants import CLUSTER_OVERLAP, S_SOLVED, S_UPDATES
+from abound.physics.constants import CLUSTER_OVERLAP, S_SOLVED, S_STUCK, S_UPDATES
 from abound.physics.kernels import TOUCH_REL
 from abound.physics.world import World, ASLEEP, CLUSTER, PINNED, BOX_WALLS
 
@@ -40,7 +40,11 @@ class StepStats:
     caught in a rattle of rapid lossy contacts (an inelastic collapse) that
     the rest model stopped: asleep where something fixed holds them, else
     frozen for the rest of the step (a few while a heap forms or a layer
-    slides; the pymunk backend reports none).
+    slides; the pymunk backend reports none); stuck: of those, the balls
+    put to sleep on a slope or a peg's side, touching a segment or a peg
+    that cannot hold them against gravity, where a frictionless ball would
+    slide on: the rest model's stand-in for a lasting contact, which only
+    contact_clusters solves (abound.JamWarning).
     """
 
     ball_ball: int = 0
@@ -49,6 +53,7 @@ class StepStats:
     frozen: int = 0
     stopped: bool = False
     collapsed: int = 0
+    stuck: int = 0
     # step(contacts=True): every contact resolved, in time order (CONTACT_DTYPE)
     contact_log: np.ndarray = dataclasses.field(default=None, repr=False, compare=False)
 
@@ -131,6 +136,7 @@ class Simulation:
         self.black_holes = []  # abound.attractors.BlackHole, pulling every free ball (add_black_hole)
         self._field_held = False  # whether the world's field holds black holes' pull (_hold_field)
         self._warned_strength = False  # whether a too strong black hole was said (attractors._too_strong)
+        self._warned_jam = False  # whether balls stopped where they cannot rest were said (_say_jammed)
         self.scene = None  # the scene dict this simulation was built from, if any
         self.last_stats = StepStats()
         self._palette_next = 0
@@ -660,7 +666,8 @@ class Simulation:
         total = StepStats(*(sum(getattr(s, f) for _, s in parts) for f in ("ball_ball", "ball_wall", "events",
                                                                          "frozen")),
                           stopped=any(s.stopped for _, s in parts),
-                          collapsed=sum(s.collapsed for _, s in parts), contact_log=log)
+                          collapsed=sum(s.collapsed for _, s in parts),
+                          stuck=sum(s.stuck for _, s in parts), contact_log=log)
         self.last_stats = total
         return total
 
@@ -730,8 +737,25 @@ class Simulation:
             self._tick_level = next_level(self._tick_level, int(raw[S_UPDATES]), int(raw[S_SOLVED]))
         self.last_stats = StepStats(*(int(v) for v in raw[:4]), stopped=bool(raw[4]),
                                     collapsed=int(raw[7]) if len(raw) > 7 else 0,  # (pymunk: none)
+                                    stuck=int(raw[S_STUCK]) if len(raw) > S_STUCK else 0,
                                     contact_log=None if log is None else _contact_records(log))
+        if self.last_stats.stuck and not self._warned_jam:
+            self._say_jammed()
         return self.last_stats
+
+    def _say_jammed(self):
+        """Say once per simulation that balls were stopped where frictionless balls
+        cannot rest (abound.JamWarning; StepStats.stuck). The text names no count:
+        Python says a warning once per place and text, so a process that runs
+        a scene in two simulations says it once."""
+        self._warned_jam = True
+        import warnings
+        from abound.errors import JamWarning
+        warnings.warn(JamWarning(
+            "balls stopped on a slope or a peg, where frictionless balls cannot rest: without "
+            "contact_clusters a ball caught in a heap sleeps where it touches anything fixed; "
+            "set contact_clusters = true ([physics] in a scene file) to let them slide and pour"),
+            stacklevel=4)  # (the caller of Simulation.step)
 
     def touching(self, eps=None):
         """Pairs of balls (M, 2) int64, i < j, whose gap is within eps px

@@ -99,6 +99,7 @@ EVENTS_PER_MEETING = 1.6  # events per step / (N x density x diameter x reach)
 # them, unless the step is split: split.py), whether the budget stopped it,
 # every event the run resolved and every candidate it examined (what its
 # budgets count), and the clusters' solves: contact updates and contacts
-# solved (ticks.next_level reads them)
-S_BALL, S_WALL, S_EVENTS, S_FROZEN, S_STOPPED, S_ALL, S_WORK, S_COLLAPSED, S_UPDATES, S_SOLVED = range(10)
-N_STATS = 10
+# solved (ticks.next_level reads them); and of the collapsed balls, those
+# put to sleep stuck on a slope or a peg (rest.collapse)
+S_BALL, S_WALL, S_EVENTS, S_FROZEN, S_STOPPED, S_ALL, S_WORK, S_COLLAPSED, S_UPDATES, S_SOLVED, S_STUCK = range(11)
+N_STATS = 11

@@ -13,13 +13,13 @@ from .constants import (
     FROZEN, MAX_BALL_EVENTS, MAX_EVENTS_BASE, MAX_EVENTS_PER_BALL, MAX_SUBSTEPS, MAX_WORK_BASE,
     MAX_WORK_PER_BALL, N_STATS, PART_CANDIDATE_COST, P_BALL_TOI, P_FRICTION, P_GX, P_GY, P_HEIGHT,
     P_REST_SPEED, P_WIDTH, ROLLING, S_ALL, S_BALL, S_COLLAPSED, S_EVENTS, S_FROZEN, S_SOLVED, S_STOPPED,
-    S_UPDATES, S_WALL, S_WORK, TC_TIME,
+    S_STUCK, S_UPDATES, S_WALL, S_WORK, TC_TIME,
 )
 from .motion import effective_motion, is_fixed, roll, set_free, stop_rolling, sync
 from .queue import heap_new, heap_pop
 from .grid import grid_new, mean_sweep
 from .predict import first_pass, has_room, predict_ball, reserve
-from .rest import collapse
+from .rest import ASLEEP_STUCK, collapse
 from .resolve import resolve_pair, resolve_wall
 from .contact_log import contact_log, log_contact
 from .clusters import REJOINED, cluster_scratch, early_tick, clusters_wanted, push_tick, rejoin, tick, ticks_per_part
@@ -321,7 +321,7 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
                 rapid[x] += 1
                 if rapid[x] >= COLLAPSE_CONTACTS and not is_fixed(mode[x]):
                     partner = -1 if kind == EV_WALL else (b if side == 0 else a)
-                    collapse(B, W, G, x, partner, rest_speed, normals, cand, seed)
+                    slept = collapse(B, W, G, x, partner, gx, gy, rest_speed, normals, cand, seed)
                     if len(seed) > 0:  # (in a step that runs clusters: hold both in)
                         for y in (x, partner):
                             if y >= 0 and (mode[y] == FREE or mode[y] == CLUSTER):
@@ -331,6 +331,8 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
                                     wait_for_tick(B, y, seed, stats, own)  # (as above)
                     if own[key[x]]:
                         stats[S_COLLAPSED] += 1
+                        if slept == ASLEEP_STUCK:
+                            stats[S_STUCK] += 1
         else:  # EV_LEAVE: a sliding ball leaves its support, a rolling one stops
             sync(B, a, t)
             if mode[a] == ROLLING:

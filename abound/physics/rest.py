@@ -7,7 +7,7 @@ import math
 
 from ._jit import kernel
 from .kernels import TOUCH_REL, V_EPS
-from .constants import ASLEEP, BOX_LINE, FREE, FROZEN, REST_COS, SLEEP_TOUCH, SLEEP_TOUCH_CLUSTER, SLIDING, SUP_BALL
+from .constants import ASLEEP, BOX_LINE, FREE, FROZEN, PINNED, REST_COS, SLEEP_TOUCH, SLEEP_TOUCH_CLUSTER, SLIDING, SUP_BALL
 from .motion import gravity_on, is_fixed, lasting, motion_at, set_free, sync
 from .grid import grid_candidates
 
@@ -161,8 +161,29 @@ def apart(B, W, G, i, cand):
     return True
 
 
+NOT_ASLEEP, ASLEEP_ANYWHERE, ASLEEP_STUCK = 0, 1, 2  # what collapse did
+
+
 @kernel
-def collapse(B, W, G, i, partner, rest_speed, normals, cand, seed):
+def touches_fixture(B, W, G, i, cand, touch):
+    """Whether ball i touches (within touch x its radius) a wall segment or a
+    pinned ball (a peg): what a scene builds, not the box or a heap."""
+    pos, radius, mode = B[0], B[4], B[7]
+    r = radius[i]
+    for w in range(len(W[5])):
+        if W[7][w] != BOX_LINE and wall_gap(W, w, pos[i, 0], pos[i, 1], r)[0] <= touch * r:
+            return True
+    for q in range(grid_candidates(G, B, i, 0.0, cand, touch)):
+        j = cand[q]
+        if j != i and mode[j] == PINNED:
+            dx, dy = pos[i, 0] - pos[j, 0], pos[i, 1] - pos[j, 1]
+            if math.sqrt(dx * dx + dy * dy) - r - radius[j] <= touch * r:
+                return True
+    return False
+
+
+@kernel
+def collapse(B, W, G, i, partner, gx, gy, rest_speed, normals, cand, seed):
     """Ball i is caught in an inelastic collapse (COLLAPSE_CONTACTS contacts,
     each within TC_TIME of the one before), its last with partner (-1: a wall).
 
@@ -170,7 +191,12 @@ def collapse(B, W, G, i, partner, rest_speed, normals, cand, seed):
     i takes the common velocity of i and a moving partner (momentum kept, energy
     lost), or stops against a fixed one. Then it stops where it is: asleep if
     it is slow and touches something fixed (the pile below it), else frozen
-    for the rest of the step. Returns True if it fell asleep.
+    for the rest of the step. Returns ASLEEP_STUCK if it fell asleep where
+    its fixed contacts do not hold it against gravity (held) and one of them
+    is a segment or a peg (touches_fixture: on a slope, on a peg's side,
+    where a frictionless ball slides on and only contact clusters let it;
+    a heap on the floor is left out, whose balls this rule sleeps on one
+    another all the time), ASLEEP if anywhere else, NOT_ASLEEP if not.
 
     In a step that runs contact clusters (seed not empty) both keep the
     common velocity and are marked to join the clusters (the event loop
@@ -195,17 +221,21 @@ def collapse(B, W, G, i, partner, rest_speed, normals, cand, seed):
     if len(seed) > 0:
         seed[i] = True
         count[i] += 1
-        return False
+        return NOT_ASLEEP
     slow = vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1] < rest_speed * rest_speed
     # (any fixed contact: a rattle at rest_speed is a pile settling; demanding
     # contacts that hold it against gravity, as try_sleep does, kept piles
     # from falling asleep: tests/physics/test_physics_settle.py)
-    if slow and fixed_contacts(B, W, G, i, normals, cand, SLEEP_TOUCH) > 0:
+    k = fixed_contacts(B, W, G, i, normals, cand, SLEEP_TOUCH) if slow else 0
+    if k > 0:
         fall_asleep(B, i)
-        return True
+        bx, by = gravity_on(B, i, gx, gy)
+        if not held(normals, k, bx, by) and touches_fixture(B, W, G, i, cand, SLEEP_TOUCH):
+            return ASLEEP_STUCK
+        return ASLEEP_ANYWHERE
     mode[i] = FROZEN
     count[i] += 1
-    return False
+    return NOT_ASLEEP
 
 
 @kernel

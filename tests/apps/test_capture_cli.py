@@ -81,3 +81,41 @@ def test_nowhere_to_write_is_an_error(scene, capsys):
 
 def test_bad_size_is_a_usage_error(scene, capsys):
     assert main(["capture", str(scene), "--size", "big", "--out", "x"]) == 2
+
+
+RAMP = """
+[world]
+width = 640
+height = 360
+[physics]
+seed = 4
+{clusters}
+[[spawn]]
+count = 80
+radius = 5.0
+speed = [0.0, 30.0]
+restitution = 0.3
+region = [60.0, 250.0, 330.0, 350.0]
+[[walls]]
+x0 = 20.0
+y0 = 240.0
+x1 = 420.0
+y1 = 110.0
+"""
+
+
+@pytest.mark.parametrize("clusters", [False, True])
+def test_a_heap_stopped_on_a_ramp_is_said_in_one_line(tmp_path, capsys, clusters):
+    # 80 balls poured onto a 18 degree frictionless ramp: without contact clusters
+    # the heap's rattles stop balls on the ramp (tests/physics/test_physics_jam_warning.py
+    # checks that they lie where they cannot rest), and the command says so on
+    # one line, once, with the key that lets them pour; with them, nothing is said
+    path = tmp_path / "ramp.toml"
+    path.write_text(RAMP.format(clusters="contact_clusters = true" if clusters else ""))
+    rc = main(["capture", str(path), "--frames", "2", "--every", "300", "--size", "160x90", "--out", str(tmp_path / "f")])
+    assert rc == 0
+    said = [line for line in capsys.readouterr().err.splitlines() if line.startswith("abound: warning:")]
+    if clusters:
+        assert said == []
+    else:
+        assert len(said) == 1 and "contact_clusters = true" in said[0], said
