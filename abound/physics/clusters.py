@@ -50,7 +50,8 @@ rejoined since the last tick, or -1, the solve's scratch
 (contact_solver.solver_scratch), joined_by (N,) int64 for each listed ball
 the place of the one whose contacts it joined by, or -1: a pair whose later
 ball joined after the earlier one's contacts were listed, by a third, has
-its contact listed from the later ball's side). Each ball's last impulses,
+its contact listed from the later ball's side), before (N, 2) px/s each
+listed ball's velocity before the solve (_take_back_unsolved). Each ball's last impulses,
 the next solve's first guess, are the state's (world.py: warm_key,
 warm_lam; _keep_impulses).
 """
@@ -65,7 +66,7 @@ from .constants import (
     P_CLUSTERS, P_GX, P_GY, P_REST_SPEED, P_TICK, P_WARM, SLEEP_TOUCH_CLUSTER, TICK,
 )
 from .contact_solver import (
-    TARGET_GAP, normal_speed, project_one, solve_budget, solve_impulses, solver_scratch, speculative_min_speed,
+    TARGET_GAP, normal_speed, off_band, project_one, solve_budget, solve_impulses, solver_scratch, speculative_min_speed,
 )
 from .motion import gravity_on, is_fixed, motion_at, set_free, sync
 from .grid import _cell_span, grid_cell_balls
@@ -145,7 +146,7 @@ def cluster_scratch(B, on):
             np.empty(m), np.zeros(6, dtype=np.int64), np.empty(n, dtype=np.int64),
             np.empty(n, dtype=np.uint8), np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_),
             np.zeros(n, dtype=np.bool_), rmin, np.full(n, -1.0), solver_scratch(n, m),
-            np.empty(n, dtype=np.int64))
+            np.empty(n, dtype=np.int64), np.empty((n, 2)))
 
 
 @kernel
@@ -468,8 +469,13 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
     rmin = Q[11][0]
     C = Q[3]
     nc = counts[0]
+    for q in range(counts[1]):
+        Q[15][q, 0] = vel[order[q], 0]
+        Q[15][q, 1] = vel[order[q], 1]
     updates = solve_impulses(vel, inv_mass, C, nc, SOLVER_TOL * rmin / h, Q[13])
     stuck = updates < 0
+    if stuck:
+        _take_back_unsolved(B, Q, SOLVER_TOL * rmin / h)
     counts[4] += solve_budget(nc) if stuck else updates  # (ticks.next_level)
     counts[5] += nc
     if not early:
@@ -511,6 +517,54 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
             continue
         count[i] += 1
     return ntodo
+
+
+@kernel
+def _take_back_unsolved(B, Q, tol):
+    """After a solve that ran out of budget: every set of listed balls joined
+    by contacts between moving balls that holds a contact the solve had not
+    settled (off its band: its bound unmet, or pushing too hard) takes back
+    the velocities it had before the solve, its contacts' impulses are
+    dropped, and its balls are loose: they leave the clusters, and the
+    exact events take their contacts (exactness never rests on convergence;
+    energy neither). What such a solve leaves is not a velocity anything
+    asked for: in a wedge of nearly level contacts between fixed things
+    (two balls in a row between a sleeper and the box's side, on the
+    floor) its impulses grew to 1e7 mass px/s, and their vertical parts of
+    1e-3 threw a ball up at 273 px/s, the energy up by a tenth in a step (a
+    new user's V of 60 balls). Sets the solve settled keep its impulses. A
+    set's balls are those of the contacts listed (Q[6]: _islands sets it
+    afresh after)."""
+    vel, inv_mass = B[1], B[5]
+    order, rank, loose, parent = Q[0], Q[1], Q[9], Q[6]
+    ci, cj, cn, v_min, w_j, lam = Q[3]
+    nc, nl = Q[5][0], Q[5][1]
+    for q in range(nl):
+        parent[q] = q
+    for c in range(nc):
+        if w_j[c] > 0.0:
+            a = _root(parent, rank[ci[c]])
+            b = _root(parent, rank[cj[c]])
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+    unsettled = Q[8]  # (under: set only after this, so free to mark the sets' roots here)
+    for q in range(nl):
+        unsettled[q] = False
+    for c in range(nc):
+        if off_band(normal_speed(vel, Q[3], c) - v_min[c], lam[c], tol):
+            unsettled[_root(parent, rank[ci[c]])] = True
+    for q in range(nl):
+        a = _root(parent, q)
+        if unsettled[a]:
+            i = order[q]
+            vel[i, 0] = Q[15][q, 0]
+            vel[i, 1] = Q[15][q, 1]
+            loose[q] = True
+    for c in range(nc):
+        if unsettled[_root(parent, rank[ci[c]])]:
+            lam[c] = 0.0
+    for q in range(nl):
+        unsettled[q] = False
 
 
 @kernel

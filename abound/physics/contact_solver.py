@@ -153,7 +153,7 @@ def _list_touching(C, nc, S):
 
 
 @inlined
-def _off_band(w, lam, tol):
+def off_band(w, lam, tol):
     """Whether a contact is off the band its solve aims for, given w, its
     normal speed less v_min (px/s), and lam, its impulse: its bound unmet
     (w < 0), or pushing (lam > 0) harder than the bound needs by more
@@ -206,7 +206,7 @@ def solve_impulses(vel, inv_mass, C, nc, tol, S):
     mass px/s: read as the first guess (warm start: a lasting contact's last
     impulse, or 0), written). S: solver_scratch(N, M).
 
-    Every contact off its band (_off_band: its bound unmet, or its push
+    Every contact off its band (off_band: its bound unmet, or its push
     more than SOLVER_BAND tol beyond what the bound needs) is updated, in order, to
     meet its bound with tol px/s to spare; then a contact comes up again,
     a queue, first in first out, when an update of another contact of one
@@ -287,7 +287,7 @@ def _gauss_seidel(vel, inv_mass, C, nc, tol, S, budget):
         size -= 1
         queued[c] = False
         w = normal_speed(vel, C, c) - v_min[c]
-        if not _off_band(w, lam[c], tol):
+        if not off_band(w, lam[c], tol):
             continue
         if updates >= budget:
             return -1  # (queued is set afresh by the next solve)
