@@ -188,7 +188,8 @@ def stepped_frames(sim, cap, frames, every, step=None, listeners=(), ahead=True)
 
 def capture_frame(sim, size=None, style=None):
     """One frame of ``sim``'s current state (default size: the box's, rounded)."""
-    size = size or (int(round(sim.width)), int(round(sim.height)))
+    from abound.render.style import box_frame
+    size = size or box_frame(sim.width, sim.height)
     with FrameCapture(size, style) as cap:
         return cap.frame(sim)
 

@@ -174,7 +174,8 @@ class DemoApp:
         sim = self.control.sim
         if replay is not None:
             size = replay.log.window
-        w, h = size or (int(round(sim.width)), int(round(sim.height)))
+        from abound.render.style import box_frame
+        w, h = size or box_frame(sim.width, sim.height)
         if video:
             check_file(video, "--video", VIDEO, force=True)  # the format (and ffmpeg) before a window opens
         if box_follows_window is None:  # random balls fill the window; a fixed picture is fitted into it
@@ -182,8 +183,21 @@ class DemoApp:
             box_follows_window = not fixed_picture(sim.scene)
         self.box_follows_window = bool(box_follows_window)
         if window is None:
-            window = make_window(w, h, visible=visible, resizable=True, vsync=vsync,
-                                 caption="abound", headless=headless)
+            from abound.render.context import FrameTooLarge
+            try:
+                window = make_window(w, h, visible=visible, resizable=True, vsync=vsync,
+                                     caption="abound", headless=headless)
+            except FrameTooLarge as too_large:
+                if size:  # (asked for: said, not changed)
+                    raise
+                # the scene's own box, as its window: the largest window of its shape instead
+                from abound.render.style import fit_within
+                w, h = fit_within(w, h, too_large.side)
+                shown = "follows a" if self.box_follows_window else "is shown scaled in a"
+                print(f"abound: note: the scene's {too_large.width}x{too_large.height} px box {shown} "
+                      f"{w}x{h} window (this OpenGL draws at most {too_large.side} px a side)", file=sys.stderr)
+                window = make_window(w, h, visible=visible, resizable=True, vsync=vsync,
+                                     caption="abound", headless=headless)
         else:
             w, h = window.get_size()
         self.window = window

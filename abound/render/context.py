@@ -136,4 +136,28 @@ def make_window(width, height, *, visible=True, resizable=False, vsync=True, cap
         first = " ".join(str(exc).split()) or type(exc).__name__
         raise RenderError(f"cannot open an OpenGL window ({first}); {INSTALL_HINT}") from None
     check_gl(window.context)
+    side = max_frame_side()
+    if width > side or height > side:
+        window.close()
+        raise FrameTooLarge(width, height, side)
     return window
+
+
+class FrameTooLarge(RenderError):
+    """A window larger than this OpenGL can draw a frame of (max_frame_side)."""
+
+    def __init__(self, width, height, side):
+        super().__init__(f"a {width}x{height} window is larger than this OpenGL can draw "
+                         f"(at most {side} px a side)")
+        self.width, self.height, self.side = width, height, side
+
+
+def max_frame_side():
+    """The longest side (px) of a frame the current OpenGL context can draw: its
+    largest renderbuffer (the demo draws exact frames into one, as capture does)
+    and viewport. Mesa's llvmpipe: 16384."""
+    from pyglet import gl
+    buffer, viewport = gl.GLint(), (gl.GLint * 2)()
+    gl.glGetIntegerv(gl.GL_MAX_RENDERBUFFER_SIZE, ctypes.byref(buffer))
+    gl.glGetIntegerv(gl.GL_MAX_VIEWPORT_DIMS, viewport)
+    return min(buffer.value, viewport[0], viewport[1])

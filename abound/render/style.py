@@ -96,6 +96,20 @@ class RenderStyle:
         return min(most, math.ceil(math.log(1.0 / 510.0) / math.log(self.trails)))
 
 
+def box_frame(world_w, world_h):
+    """(w, h) px: the frame that shows a box of world_w x world_h px at scale 1,
+    its sides rounded, at least 1 px (a box of 0.5 px would round to a window
+    of none: pyglet divides by its width)."""
+    return max(1, int(round(world_w))), max(1, int(round(world_h)))
+
+
+def fit_within(width, height, side):
+    """(w, h) px: a frame of width x height scaled down, aspect kept, to at most
+    side px a side (itself if it fits), at least 1 px."""
+    s = min(1.0, side / max(width, height))
+    return max(1, min(side, int(width * s))), max(1, min(side, int(height * s)))
+
+
 def fit_transform(world_w, world_h, frame_w, frame_h):
     """(scale, ox, oy): the box scaled to fit the frame, aspect kept, centred.
 

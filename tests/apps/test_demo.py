@@ -364,3 +364,44 @@ def test_a_scene_too_slow_for_the_reference_engine_goes_back_to_the_fast_one(app
     for _ in range(3):
         app.tick(DT)
     assert app.sim.backend == "reference"
+
+
+def test_a_box_wider_than_opengl_draws_is_shown_in_the_largest_window_of_its_shape(tmp_path, capsys):
+    # a valid scene 20,000 px wide: its window (the box's size, none given) was made, and
+    # the first exact frame's framebuffer failed with a traceback. The window now is
+    # the largest of the box's shape this OpenGL draws (GL_MAX_RENDERBUFFER_SIZE and
+    # GL_MAX_VIEWPORT_DIMS, read here from the context), said in one note; a fixed
+    # picture (a wall) is drawn scaled into it, and the recorded window says its size
+    import json
+    from pyglet import gl
+    from abound.cli import main
+    from abound.render.context import make_window
+    probe = make_window(64, 64, visible=False, headless=True)
+    limit = gl.GLint()
+    gl.glGetIntegerv(gl.GL_MAX_RENDERBUFFER_SIZE, limit)
+    viewport = (gl.GLint * 2)()
+    gl.glGetIntegerv(gl.GL_MAX_VIEWPORT_DIMS, viewport)
+    probe.close()
+    side = min(limit.value, viewport[0], viewport[1])
+    width, height = 2 * side + 1000, 720
+    scene = tmp_path / "wide.toml"
+    scene.write_text(f"[world]\nwidth = {width}\nheight = {height}\n"
+                     f"[[walls]]\nx0 = 100.0\ny0 = 100.0\nx1 = {width - 100.0}\ny1 = 600.0\n"
+                     "[[balls]]\nx = 500.0\ny = 400.0\nradius = 10.0\n")
+    log = tmp_path / "wide.jsonl"
+    assert main(["demo", str(scene), "--frames", "3", "--headless", "--record", str(log)]) == 0
+    expected = (side, int(height * side / width))
+    assert tuple(json.loads(log.read_text().splitlines()[0])["window"]) == expected
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"abound: note: the scene's {width}x{height} px box is shown scaled in a "
+                   f"{expected[0]}x{expected[1]} window (this OpenGL draws at most {side} px a side)"]
+
+
+def test_a_box_under_a_pixel_gets_a_window_of_one(tmp_path, capsys):
+    # a 0.5 px box (a valid scene: `abound check` passes it) rounded to a window of
+    # 0x0, and pyglet divided by its width: 'install EGL', with EGL installed
+    from abound.cli import main
+    scene = tmp_path / "tiny.toml"
+    scene.write_text("[world]\nwidth = 0.5\nheight = 0.5\n")
+    assert main(["demo", str(scene), "--frames", "2", "--headless"]) == 0
+    assert "error" not in capsys.readouterr().err
