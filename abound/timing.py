@@ -53,7 +53,7 @@ class Meter:
         self.every = max(1, frames // OVERLAP_SAMPLES)
         self.e0 = engine.energy()
         self.times, self.done, self.overlap = [], 0, 0.0
-        self.bb = self.bw = self.frozen = self.stopped = self.collapsed = 0
+        self.bb = self.bw = self.frozen = self.stopped = self.collapsed = self.stuck = 0
 
     def run(self, frames):
         """Step and time the next ``frames`` frames (no more than the run's)."""
@@ -69,6 +69,7 @@ class Meter:
                 self.bw += stats.ball_wall
                 self.frozen += stats.frozen
                 self.collapsed += stats.collapsed
+                self.stuck += stats.stuck
                 self.stopped += stats.stopped
             if self.done == self.frames or self.done % self.every == 0:
                 self.sample()
@@ -88,6 +89,7 @@ class Meter:
             "contacts_per_frame": (self.bb + self.bw) / frames,
             "frozen_total": self.frozen,
             "collapsed_total": self.collapsed,
+            "stuck_total": self.stuck,
             "stopped_steps": self.stopped,
             "energy_first": self.e0,
             "energy_last": e1,

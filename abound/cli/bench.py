@@ -161,6 +161,9 @@ def run(args):
     if r.get("collapsed_total"):  # StepStats.collapsed (the pymunk comparison has none)
         print(f"collapses:          {r['collapsed_total']} (rattles the rest model stopped: a ball asleep, "
               f"or frozen until the end of a step; counted each time, over all frames)")
+    if r.get("stuck_total"):  # StepStats.stuck
+        print(f"stuck:              {r['stuck_total']} of them asleep on a slope or a peg, where frictionless "
+              f"balls cannot rest (contact_clusters = true lets them pour)")
     if r["stopped_steps"]:
         print(f"stopped steps:      {r['stopped_steps']} (a step's budget ran out: its balls lost time)")
     return 0

@@ -112,7 +112,7 @@ SCENES = {"budget": BUDGET_SCENE, "calm": CALM_SCENE, "heap": HEAP_SCENE}
 
 @pytest.mark.parametrize("scene", ["budget", "calm", "heap"])
 def test_bench_frozen_line_counts_the_frozen_balls_and_says_which(tmp_path, scene):
-    """The bench's totals are the sums of StepStats.frozen and .collapsed over the same frames: a
+    """The bench's totals are the sums of StepStats.frozen, .collapsed and .stuck over the same frames: a
     pair crossing a 100 px box at 1e7 px/s passes the 256-event budget every step (frozen); one
     calm ball is neither; in a forming heap rattles are stopped (collapsed), and frozen counts no
     ball in a step of fewer than 257 events in all, where no ball can be over the budget."""
@@ -125,14 +125,15 @@ def test_bench_frozen_line_counts_the_frozen_balls_and_says_which(tmp_path, scen
     r = json.loads(out.stdout)
     sim = Simulation.from_config(source)
     sim.threads = 1
-    frozen = frozen_in_small_steps = collapsed = 0
+    frozen = frozen_in_small_steps = collapsed = stuck = 0
     for _ in range(frames):
         stats = sim.step(sim.dt)
         frozen += stats.frozen
         collapsed += stats.collapsed
+        stuck += stats.stuck
         if stats.events <= 256:  # no ball had more than 256 events: none of these is a budget stop
             frozen_in_small_steps += stats.frozen
-    assert r["frozen_total"] == frozen and r["collapsed_total"] == collapsed
+    assert r["frozen_total"] == frozen and r["collapsed_total"] == collapsed and r["stuck_total"] == stuck
     if scene == "budget":
         assert frozen >= frames and frozen_in_small_steps == 0  # a ball over the budget in every step
     if scene == "calm":
