@@ -51,7 +51,8 @@ rejoined since the last tick, or -1, the solve's scratch
 the place of the one whose contacts it joined by, or -1: a pair whose later
 ball joined after the earlier one's contacts were listed, by a third, has
 its contact listed from the later ball's side), before (N, 2) px/s each
-listed ball's velocity before the solve (_take_back_unsolved). Each ball's last impulses,
+listed ball's velocity before the solve and unsettled (N,) bool
+(_take_back_unsolved). Each ball's last impulses,
 the next solve's first guess, are the state's (world.py: warm_key,
 warm_lam; _keep_impulses).
 """
@@ -146,7 +147,7 @@ def cluster_scratch(B, on):
             np.empty(m), np.zeros(6, dtype=np.int64), np.empty(n, dtype=np.int64),
             np.empty(n, dtype=np.uint8), np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_),
             np.zeros(n, dtype=np.bool_), rmin, np.full(n, -1.0), solver_scratch(n, m),
-            np.empty(n, dtype=np.int64), np.empty((n, 2)))
+            np.empty(n, dtype=np.int64), np.empty((n, 2)), np.zeros(n, dtype=np.bool_))
 
 
 @kernel
@@ -474,12 +475,8 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
         Q[15][q, 1] = vel[order[q], 1]
     updates = solve_impulses(vel, inv_mass, C, nc, SOLVER_TOL * rmin / h, Q[13])
     stuck = updates < 0
-    if stuck:
-        _take_back_unsolved(B, Q, SOLVER_TOL * rmin / h)
     counts[4] += solve_budget(nc) if stuck else updates  # (ticks.next_level)
     counts[5] += nc
-    if not early:
-        _keep_impulses(B, Q)
     ci, cj, cn, v_min, w_j = C[0], C[1], C[2], C[3], C[4]
     for c in range(nc):
         if v_min[c] - normal_speed(vel, C, c) > UNMET * rmin / h:
@@ -490,6 +487,10 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
         # fixed are jammed (see contact_solver.py): they sleep where they are
         if stuck and w_j[c] == 0.0 and _pressed_into(B, ci[c], cn[c, 0], cn[c, 1], gx, gy):
             under[rank[ci[c]]] = True
+    if stuck:
+        _take_back_unsolved(B, Q, SOLVER_TOL * rmin / h)
+    if not early:
+        _keep_impulses(B, Q)
     island, state = Q[6], Q[7]
     _islands(B, Q, h, rest_speed, gx, gy, normals)
     # a cluster ball moves at most this far in a tick (see the module docstring)
@@ -532,9 +533,12 @@ def _take_back_unsolved(B, Q, tol):
     (two balls in a row between a sleeper and the box's side, on the
     floor) its impulses grew to 1e7 mass px/s, and their vertical parts of
     1e-3 threw a ball up at 273 px/s, the energy up by a tenth in a step (a
-    new user's V of 60 balls). Sets the solve settled keep its impulses. A
-    set's balls are those of the contacts listed (Q[6]: _islands sets it
-    afresh after)."""
+    new user's V of 60 balls). A ball of such a set with a contact that
+    overlaps beyond round-off (which the clusters allow, up to
+    CLUSTER_OVERLAP, and a free ball may not have) stays instead, stopped
+    until the next tick. Sets the solve settled keep its impulses. A set's
+    balls are those of the contacts listed (Q[6]: _islands sets it afresh
+    after)."""
     vel, inv_mass = B[1], B[5]
     order, rank, loose, parent = Q[0], Q[1], Q[9], Q[6]
     ci, cj, cn, v_min, w_j, lam = Q[3]
@@ -547,7 +551,7 @@ def _take_back_unsolved(B, Q, tol):
             b = _root(parent, rank[cj[c]])
             if a != b:
                 parent[max(a, b)] = min(a, b)
-    unsettled = Q[8]  # (under: set only after this, so free to mark the sets' roots here)
+    unsettled = Q[16]
     for q in range(nl):
         unsettled[q] = False
     for c in range(nc):
@@ -560,11 +564,21 @@ def _take_back_unsolved(B, Q, tol):
             vel[i, 0] = Q[15][q, 0]
             vel[i, 1] = Q[15][q, 1]
             loose[q] = True
+    radius, gap = B[4], Q[4]
     for c in range(nc):
         if unsettled[_root(parent, rank[ci[c]])]:
             lam[c] = 0.0
-    for q in range(nl):
-        unsettled[q] = False
+            j = cj[c]
+            small = min(radius[ci[c]], radius[j]) if j >= 0 else radius[ci[c]]
+            if gap[c] < -TOUCH_REL * small:
+                # an overlap the clusters allow, which a free ball may not
+                # have: its balls stay, stopped until the next tick (no energy
+                # gained, the overlap no deeper), whose solve pushes it out
+                for b in (ci[c], j):
+                    if b >= 0 and w_j[c] > 0.0 or b == ci[c]:
+                        vel[b, 0] = 0.0
+                        vel[b, 1] = 0.0
+                        loose[rank[b]] = False
 
 
 @kernel
