@@ -196,7 +196,8 @@ def collapse(B, W, G, i, partner, gx, gy, rest_speed, normals, cand, seed):
     is a segment or a peg (touches_fixture: on a slope, on a peg's side,
     where a frictionless ball slides on and only contact clusters let it;
     a heap on the floor is left out, whose balls this rule sleeps on one
-    another all the time), ASLEEP if anywhere else, NOT_ASLEEP if not.
+    another all the time; and where nothing pulls: gravity (0, 0) needs no
+    holding), ASLEEP_ANYWHERE if anywhere else, NOT_ASLEEP if not.
 
     In a step that runs contact clusters (seed not empty) both keep the
     common velocity and are marked to join the clusters (the event loop
@@ -230,7 +231,8 @@ def collapse(B, W, G, i, partner, gx, gy, rest_speed, normals, cand, seed):
     if k > 0:
         fall_asleep(B, i)
         bx, by = gravity_on(B, i, gx, gy)
-        if not held(normals, k, bx, by) and touches_fixture(B, W, G, i, cand, SLEEP_TOUCH):
+        if (bx != 0.0 or by != 0.0) and not held(normals, k, bx, by) and touches_fixture(B, W, G, i, cand,
+                                                                                        SLEEP_TOUCH):
             return ASLEEP_STUCK
         return ASLEEP_ANYWHERE
     mode[i] = FROZEN

@@ -106,8 +106,11 @@ def box_frame(world_w, world_h):
 def fit_within(width, height, side):
     """(w, h) px: a frame of width x height scaled down, aspect kept, to at most
     side px a side (itself if it fits), at least 1 px."""
-    s = min(1.0, side / max(width, height))
-    return max(1, min(side, int(width * s))), max(1, min(side, int(height * s)))
+    if width <= side and height <= side:
+        return max(1, int(width)), max(1, int(height))
+    if width >= height:  # (the long side exactly side: width * (side / width) may round below it)
+        return side, max(1, int(height * side / width))
+    return max(1, int(width * side / height)), side
 
 
 def fit_transform(world_w, world_h, frame_w, frame_h):

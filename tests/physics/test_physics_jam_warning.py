@@ -106,3 +106,32 @@ def test_a_heap_on_the_box_floor_is_stopped_by_the_same_rule_and_not_said():
             assert stats.stuck == 0
     assert collapsed > 0, "no ball was caught in a collapse: the test no longer reaches the rule"
     assert math.isfinite(sim.energy())
+
+
+@pytest.mark.parametrize("clusters", [False, True])
+def test_balls_stopped_against_pegs_where_nothing_pulls_are_not_said(clusters):
+    # gravity (0, 0): a ball needs nothing to hold it, so a rattle's ball stopped
+    # against a peg or a segment lies where it may; the advice to turn on contact
+    # clusters (which never run without gravity) would be wrong either way
+    rng = np.random.default_rng(1)
+    sim = abound.Simulation(300, 300, gravity=(0.0, 0.0), backend="fast", contact_clusters=clusters)
+    sim.add_wall(20, 150, 280, 150, restitution=0.2)
+    pegs = [(x, y) for x in range(40, 280, 40) for y in (60, 240)]
+    for x, y in pegs:
+        sim.add_ball(x, y, radius=6.0, pinned=True)
+    placed = []
+    while len(placed) < 250:
+        p = rng.uniform(10, 290, 2)
+        if abs(p[1] - 150) < 8 or any(np.hypot(*(p - q)) < 11 for q in placed + [np.array(g) for g in pegs]):
+            continue
+        placed.append(p)
+    sim.add_balls(placed, radius=5.0, restitution=0.2)
+    sim.velocities = rng.normal(0, 150, sim.velocities.shape) * (~sim.pinned)[:, None]
+    collapsed = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", abound.JamWarning)
+        for _ in range(600):
+            stats = sim.step(1 / 60)
+            collapsed += stats.collapsed
+            assert stats.stuck == 0
+    assert collapsed > 0, "no ball was caught in a collapse: the test no longer reaches the rule"

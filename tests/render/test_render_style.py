@@ -60,3 +60,17 @@ def test_parse_size():
     for bad in ("640", "0x10", "axb"):
         with pytest.raises(ValueError):
             parse_size(bad)
+
+
+@pytest.mark.parametrize("width, height", [(16661, 600), (20000, 720), (600, 16661), (40000, 600), (16385, 16385)])
+def test_a_frame_too_large_is_fitted_with_its_long_side_at_the_limit(width, height):
+    # the demo's window for a box larger than OpenGL draws: the long side exactly the
+    # limit (width * (side / width) rounded one short for about one width in seven),
+    # the other scaled by the same factor and rounded down, so it never exceeds it
+    from abound.render.style import fit_within
+    side = 16384
+    w, h = fit_within(width, height, side)
+    long_side, short = (w, h) if width >= height else (h, w)
+    assert long_side == side
+    assert short == (min(width, height) * side) // max(width, height)
+    assert fit_within(800, 600, side) == (800, 600)
