@@ -46,6 +46,19 @@ def _run(sim, seconds):
     return [w for w in said if issubclass(w.category, abound.JamWarning)], stuck
 
 
+def _collapses_and_nothing_said(sim, steps):
+    """Step 1/60 s at a time: the rest model's collapses stop balls (the test
+    reaches the rule), and no step counts one stuck nor says a JamWarning."""
+    collapsed = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", abound.JamWarning)
+        for _ in range(steps):
+            stats = sim.step(1 / 60)
+            collapsed += stats.collapsed
+            assert stats.stuck == 0
+    assert collapsed > 0, "no ball was caught in a collapse: the test no longer reaches the rule"
+
+
 def _stuck_on_the_slope(sim):
     """The sleepers that touch the slope (within 1e-6 r) and no fixed ball on
     their downhill side: balls that cannot rest where they lie."""
@@ -97,14 +110,7 @@ def test_a_heap_on_the_box_floor_is_stopped_by_the_same_rule_and_not_said():
     # and the heap lies on the floor, where it may: no warning
     sim = abound.Simulation(300, 400, gravity=(0.0, -G), backend="fast")
     sim.add_balls(scattered(200, [10.0, 10.0], [290.0, 390.0], 15.0, seed=2), radius=6.0, restitution=0.3)
-    collapsed = 0
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", abound.JamWarning)
-        for _ in range(180):
-            stats = sim.step(1 / 60)
-            collapsed += stats.collapsed
-            assert stats.stuck == 0
-    assert collapsed > 0, "no ball was caught in a collapse: the test no longer reaches the rule"
+    _collapses_and_nothing_said(sim, 180)
     assert math.isfinite(sim.energy())
 
 
@@ -127,11 +133,4 @@ def test_balls_stopped_against_pegs_where_nothing_pulls_are_not_said(clusters):
         placed.append(p)
     sim.add_balls(placed, radius=5.0, restitution=0.2)
     sim.velocities = rng.normal(0, 150, sim.velocities.shape) * (~sim.pinned)[:, None]
-    collapsed = 0
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", abound.JamWarning)
-        for _ in range(600):
-            stats = sim.step(1 / 60)
-            collapsed += stats.collapsed
-            assert stats.stuck == 0
-    assert collapsed > 0, "no ball was caught in a collapse: the test no longer reaches the rule"
+    _collapses_and_nothing_said(sim, 600)
