@@ -663,11 +663,9 @@ class Simulation:
                 logs.append(part)
             log = np.concatenate(logs) if logs else np.empty(0, CONTACT_DTYPE)
         self._time = start + dt  # (the sub-steps' sum, without their round-off)
-        total = StepStats(*(sum(getattr(s, f) for _, s in parts) for f in ("ball_ball", "ball_wall", "events",
-                                                                         "frozen")),
-                          stopped=any(s.stopped for _, s in parts),
-                          collapsed=sum(s.collapsed for _, s in parts),
-                          stuck=sum(s.stuck for _, s in parts), contact_log=log)
+        counted = ("ball_ball", "ball_wall", "events", "frozen", "collapsed", "stuck")
+        total = StepStats(**{f: sum(getattr(s, f) for _, s in parts) for f in counted},
+                          stopped=any(s.stopped for _, s in parts), contact_log=log)
         self.last_stats = total
         return total
 

@@ -184,9 +184,12 @@ class DemoApp:
         self.box_follows_window = bool(box_follows_window)
         if window is None:
             from abound.render.context import FrameTooLarge
+
+            def opened(w, h):
+                return make_window(w, h, visible=visible, resizable=True, vsync=vsync, caption="abound",
+                                   headless=headless)
             try:
-                window = make_window(w, h, visible=visible, resizable=True, vsync=vsync,
-                                     caption="abound", headless=headless)
+                window = opened(w, h)
             except FrameTooLarge as too_large:
                 if size:  # (asked for: said, not changed)
                     raise
@@ -196,8 +199,7 @@ class DemoApp:
                 shown = "follows a" if self.box_follows_window else "is shown scaled in a"
                 print(f"abound: note: the scene's {too_large.width}x{too_large.height} px box {shown} "
                       f"{w}x{h} window (this OpenGL draws at most {too_large.side} px a side)", file=sys.stderr)
-                window = make_window(w, h, visible=visible, resizable=True, vsync=vsync,
-                                     caption="abound", headless=headless)
+                window = opened(w, h)
         else:
             w, h = window.get_size()
         self.window = window

@@ -539,18 +539,15 @@ def _take_back_unsolved(B, Q, tol):
     until the next tick. Sets the solve settled keep its impulses. A set's
     balls are those of the contacts listed (Q[6]: _islands sets it afresh
     after)."""
-    vel, inv_mass = B[1], B[5]
+    vel = B[1]
     order, rank, loose, parent = Q[0], Q[1], Q[9], Q[6]
-    ci, cj, cn, v_min, w_j, lam = Q[3]
+    ci, cj, _, v_min, w_j, lam = Q[3]
     nc, nl = Q[5][0], Q[5][1]
     for q in range(nl):
         parent[q] = q
     for c in range(nc):
         if w_j[c] > 0.0:
-            a = _root(parent, rank[ci[c]])
-            b = _root(parent, rank[cj[c]])
-            if a != b:
-                parent[max(a, b)] = min(a, b)
+            _union(parent, rank[ci[c]], rank[cj[c]])
     unsettled = Q[16]
     for q in range(nl):
         unsettled[q] = False
@@ -572,13 +569,27 @@ def _take_back_unsolved(B, Q, tol):
             small = min(radius[ci[c]], radius[j]) if j >= 0 else radius[ci[c]]
             if gap[c] < -TOUCH_REL * small:
                 # an overlap the clusters allow, which a free ball may not
-                # have: its balls stay, stopped until the next tick (no energy
-                # gained, the overlap no deeper), whose solve pushes it out
-                for b in (ci[c], j):
-                    if b >= 0 and w_j[c] > 0.0 or b == ci[c]:
-                        vel[b, 0] = 0.0
-                        vel[b, 1] = 0.0
-                        loose[rank[b]] = False
+                # have: its moving balls stay, stopped until the next tick (no
+                # energy gained, the overlap no deeper), whose solve pushes it out
+                _stop_in_cluster(B, Q, ci[c])
+                if w_j[c] > 0.0:
+                    _stop_in_cluster(B, Q, j)
+
+
+@kernel
+def _stop_in_cluster(B, Q, i):
+    """Listed ball i stays in its cluster at rest until the next tick (_take_back_unsolved)."""
+    B[1][i, 0] = 0.0
+    B[1][i, 1] = 0.0
+    Q[9][Q[1][i]] = False  # (not loose)
+
+
+@kernel
+def _union(island, a, b):
+    """Join the sets of listed balls a and b (places in the list; union-find)."""
+    a, b = _root(island, a), _root(island, b)
+    if a != b:
+        island[max(a, b)] = min(a, b)
 
 
 @kernel
@@ -608,10 +619,7 @@ def _islands(B, Q, h, rest_speed, gx, gy, normals):
         state[q] = ISLAND_ASLEEP
     for c in range(nc):
         if w_j[c] > 0.0 and gap[c] <= LEAVE_GAP * radius[ci[c]]:
-            a = _root(island, rank[ci[c]])
-            b = _root(island, rank[cj[c]])
-            if a != b:
-                island[max(a, b)] = min(a, b)
+            _union(island, rank[ci[c]], rank[cj[c]])
     for q in range(nl):
         i = order[q]
         v2 = vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1]

@@ -71,13 +71,15 @@ def wall_gap(W, w, px, py, r):
 def fixed_contacts(B, W, G, i, normals, cand, touch):
     """Write the unit normals (into ball i) of the fixed things ball i touches -
     walls, segment ends, pinned and sleeping balls, within touch x radius -
-    into normals; returns how many (at most len(normals))."""
+    into normals; returns how many (at most len(normals)), and how many of
+    them are a scene's fixtures, segments and pinned balls (pegs): not the
+    box, not a sleeper (collapse)."""
     pos, radius, mode = B[0], B[4], B[7]
     wp0, wp1, wn, wt, wlen, wc, we, wkind, wimpulse = W
     r = radius[i]
     tol = touch * r
     px, py = pos[i, 0], pos[i, 1]
-    k = 0
+    k = fixtures = 0
     for w in range(len(wc)):
         if k >= len(normals):
             break
@@ -94,6 +96,7 @@ def fixed_contacts(B, W, G, i, normals, cand, touch):
                 normals[k, 0] = dx / d
                 normals[k, 1] = dy / d
                 k += 1
+                fixtures += 1
     m = grid_candidates(G, B, i, 0.0, cand, touch)
     for q in range(m):
         if k >= len(normals):
@@ -107,7 +110,9 @@ def fixed_contacts(B, W, G, i, normals, cand, touch):
             normals[k, 0] = dx / d
             normals[k, 1] = dy / d
             k += 1
-    return k
+            if mode[j] == PINNED:
+                fixtures += 1
+    return k, fixtures
 
 
 @kernel
@@ -127,7 +132,7 @@ def try_sleep(B, W, G, i, gx, gy, normals, cand, touch=SLEEP_TOUCH):
     hold it against gravity (gx, gy) and its field (gravity_on), and it
     overlaps nothing beyond round-off (apart)."""
     bx, by = gravity_on(B, i, gx, gy)
-    if not held(normals, fixed_contacts(B, W, G, i, normals, cand, touch), bx, by):
+    if not held(normals, fixed_contacts(B, W, G, i, normals, cand, touch)[0], bx, by):
         return False
     if not apart(B, W, G, i, cand):
         return False
@@ -165,24 +170,6 @@ NOT_ASLEEP, ASLEEP_ANYWHERE, ASLEEP_STUCK = 0, 1, 2  # what collapse did
 
 
 @kernel
-def touches_fixture(B, W, G, i, cand, touch):
-    """Whether ball i touches (within touch x its radius) a wall segment or a
-    pinned ball (a peg): what a scene builds, not the box or a heap."""
-    pos, radius, mode = B[0], B[4], B[7]
-    r = radius[i]
-    for w in range(len(W[5])):
-        if W[7][w] != BOX_LINE and wall_gap(W, w, pos[i, 0], pos[i, 1], r)[0] <= touch * r:
-            return True
-    for q in range(grid_candidates(G, B, i, 0.0, cand, touch)):
-        j = cand[q]
-        if j != i and mode[j] == PINNED:
-            dx, dy = pos[i, 0] - pos[j, 0], pos[i, 1] - pos[j, 1]
-            if math.sqrt(dx * dx + dy * dy) - r - radius[j] <= touch * r:
-                return True
-    return False
-
-
-@kernel
 def collapse(B, W, G, i, partner, gx, gy, rest_speed, normals, cand, seed):
     """Ball i is caught in an inelastic collapse (COLLAPSE_CONTACTS contacts,
     each within TC_TIME of the one before), its last with partner (-1: a wall).
@@ -193,7 +180,7 @@ def collapse(B, W, G, i, partner, gx, gy, rest_speed, normals, cand, seed):
     it is slow and touches something fixed (the pile below it), else frozen
     for the rest of the step. Returns ASLEEP_STUCK if it fell asleep where
     its fixed contacts do not hold it against gravity (held) and one of them
-    is a segment or a peg (touches_fixture: on a slope, on a peg's side,
+    is a segment or a peg (fixed_contacts' fixtures: on a slope, on a peg's side,
     where a frictionless ball slides on and only contact clusters let it;
     a heap on the floor is left out, whose balls this rule sleeps on one
     another all the time; and where nothing pulls: gravity (0, 0) needs no
@@ -227,12 +214,11 @@ def collapse(B, W, G, i, partner, gx, gy, rest_speed, normals, cand, seed):
     # (any fixed contact: a rattle at rest_speed is a pile settling; demanding
     # contacts that hold it against gravity, as try_sleep does, kept piles
     # from falling asleep: tests/physics/test_physics_settle.py)
-    k = fixed_contacts(B, W, G, i, normals, cand, SLEEP_TOUCH) if slow else 0
+    k, fixtures = fixed_contacts(B, W, G, i, normals, cand, SLEEP_TOUCH) if slow else (0, 0)
     if k > 0:
         fall_asleep(B, i)
         bx, by = gravity_on(B, i, gx, gy)
-        if (bx != 0.0 or by != 0.0) and not held(normals, k, bx, by) and touches_fixture(B, W, G, i, cand,
-                                                                                        SLEEP_TOUCH):
+        if fixtures > 0 and (bx != 0.0 or by != 0.0) and not held(normals, k, bx, by):
             return ASLEEP_STUCK
         return ASLEEP_ANYWHERE
     mode[i] = FROZEN

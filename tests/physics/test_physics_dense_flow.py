@@ -141,15 +141,24 @@ def _assert_the_clump_slides_at_g_sin_theta(sim, top, t, end, theta):
         f"g sin(theta) = {G * math.sin(math.radians(theta)):.1f}")
 
 
+DROP_SLOPE = (100.0, 500.0, 700.0, 300.0)  # x0, y0, x1, y1: 18.4 degrees, falling to the right
+
+
+def clump_over_the_slope(seed, clusters=True):
+    """40 balls of radius 5 in a clump (placed at random from seed) over an
+    18 degree frictionless slope (DROP_SLOPE), about to fall onto it."""
+    sim = abound.Simulation(1200, 700, gravity=(0.0, -G), backend="fast", contact_clusters=clusters)
+    sim.add_wall(*DROP_SLOPE, restitution=0.5)
+    sim.add_balls(scattered(40, [160.0, 540.0], [320.0, 680.0], 10.5, seed=seed), radius=5.0, restitution=0.5)
+    return sim
+
+
 def _drop_clump(seed):
-    """40 balls dropped in a clump (placed at random from seed) on an 18
-    degree frictionless slope, stepped 6 s: (the simulation, the slope's
+    """clump_over_the_slope(seed), stepped 6 s: (the simulation, the slope's
     lower end's height, the largest overlap after any step, a fraction of
     the radius)."""
-    x0, y0, x1, y1 = 100.0, 500.0, 700.0, 300.0
-    sim = abound.Simulation(1200, 700, gravity=(0.0, -G), backend="fast", contact_clusters=True)
-    sim.add_wall(x0, y0, x1, y1, restitution=0.5)
-    sim.add_balls(scattered(40, [160.0, 540.0], [320.0, 680.0], 10.5, seed=seed), radius=5.0, restitution=0.5)
+    y1 = DROP_SLOPE[3]
+    sim = clump_over_the_slope(seed)
     worst = 0.0
     for _ in range(6 * 60):
         sim.step(1 / 60)

@@ -22,18 +22,15 @@ import pytest
 import abound
 from abound.physics.world import MODE_NAMES
 from placing import scattered
+from test_physics_dense_flow import DROP_SLOPE as SLOPE, clump_over_the_slope
 
 G = 980.0
 ASLEEP = MODE_NAMES.index("asleep")
-SLOPE = (100.0, 500.0, 700.0, 300.0)  # x0, y0, x1, y1: 18.4 degrees, falling to the right
 
 
 def _clump_on_the_slope(clusters):
-    """40 balls of radius 5 dropped in a clump onto a frictionless slope."""
-    sim = abound.Simulation(1200, 700, gravity=(0.0, -G), backend="fast", contact_clusters=clusters)
-    sim.add_wall(*SLOPE, restitution=0.5)
-    sim.add_balls(scattered(40, [160.0, 540.0], [320.0, 680.0], 10.5, seed=5), radius=5.0, restitution=0.5)
-    return sim
+    """40 balls of radius 5 dropped in a clump onto a frictionless slope (seed 5)."""
+    return clump_over_the_slope(5, clusters)
 
 
 def _run(sim, seconds):
