@@ -395,6 +395,30 @@ def test_a_box_wider_than_opengl_draws_is_shown_in_the_largest_window_of_its_sha
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"abound: note: the scene's {width}x{height} px box is shown scaled in a "
                    f"{expected[0]}x{expected[1]} window (this OpenGL draws at most {side} px a side)"]
+    # and drawn there: the ball's centre, where the fitted transform puts it, is the ball's
+    # colour, an empty place of the box the background
+    from abound.render.style import fit_transform
+    from abound.scene import for_window
+    sim = for_window(str(scene), None, backend="reference")
+    app = DemoApp(sim, headless=True, visible=False, vsync=False, frames=1)
+    app.window.switch_to()
+    app.draw()
+    shown = _window_pixels(app.window)
+    assert shown.shape[:2] == (expected[1], expected[0])
+    s, ox, oy = fit_transform(width, height, *expected)
+    x, y = ox + s * 500.0, expected[1] - (oy + s * 400.0)
+    background = np.round(255 * np.array(app.style.background[:3]))
+    assert np.abs(shown[int(y), int(x), :3] - background).max() > 40, "no ball where the state puts it"
+    empty_x, empty_y = ox + s * 5000.0, expected[1] - (oy + s * 700.0)
+    assert np.abs(shown[int(empty_y), int(empty_x), :3] - background).max() <= 1
+    app.window.close()
+
+
+def _window_pixels(window):
+    """The window's colour buffer, (H, W, 4) uint8, row 0 at the top."""
+    image = pyglet.image.get_buffer_manager().get_color_buffer().get_image_data()
+    rows = np.frombuffer(image.get_data("RGBA", image.width * 4), np.uint8).reshape(image.height, image.width, 4)
+    return rows[::-1].astype(int)
 
 
 def test_a_box_under_a_pixel_gets_a_window_of_one(tmp_path, capsys):
