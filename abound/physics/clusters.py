@@ -64,7 +64,7 @@ from ._jit import allocating, kernel
 from .kernels import TOUCH_REL, V_EPS
 from .constants import (
     CLUSTER, CLUSTER_REACH, CLUSTER_SLOP, EV_TICK, FROZEN, ISLAND_SLEEP_TIME, LEAVE_GAP,
-    P_CLUSTERS, P_GX, P_GY, P_REST_SPEED, P_TICK, P_WARM, SLEEP_TOUCH_CLUSTER, TICK,
+    P_CLUSTERS, P_FRICTION, P_GX, P_GY, P_REST_SPEED, P_TICK, P_WARM, SLEEP_TOUCH_CLUSTER, TICK,
 )
 from .contact_solver import (
     TARGET_GAP, normal_speed, off_band, project_one, solve_budget, solve_impulses, solver_scratch, speculative_min_speed,
@@ -406,6 +406,8 @@ def _list_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand, warm):
             # a moving ball not listed joins if this is a lasting contact
             if abs(vn) >= rest_speed or gap > CLUSTER_SLOP * small + max(0.0, -vn) * h:
                 continue  # (else it stays the events')
+            if _too_fast(vel, j, h, Q[11][0]):
+                continue  # (sliding past: its other contacts would be impacts, see tick)
             _join(B, Q, j, t, h, gx, gy, rank[i])
             vn = (vel[i, 0] - vel[j, 0]) * nx + (vel[i, 1] - vel[j, 1]) * ny
         # (between ticks a cluster ball moves in a straight line, a fixed one not at all)
@@ -414,6 +416,17 @@ def _list_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand, warm):
             touches[rank[i]] += 1 if fixed else 2
             if not fixed:
                 touches[rank[j]] += 2
+
+
+@kernel
+def _too_fast(vel, i, h, rmin):
+    """Whether ball i moves too fast to join a cluster for a tick of h s: it
+    would cross more than half CLUSTER_REACH x rmin (the smallest radius, px)
+    in it, as no cluster ball may (tick sets such a one free after the solve).
+    Its contacts would close faster than lasting ones do, and the solve,
+    which keeps gaps open and bounces nothing, would take them as perfectly
+    inelastic impacts: restitution is the events'."""
+    return math.sqrt(vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1]) * h > 0.5 * CLUSTER_REACH * rmin
 
 
 @kernel
@@ -451,7 +464,16 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
                 ntodo += 1
                 seed[i] = False
                 continue
-        if mode[i] == CLUSTER or (seed[i] and (mode[i] == FROZEN or not is_fixed(mode[i]))):
+        if seed[i] and mode[i] != CLUSTER and _too_fast(vel, i, h, Q[11][0]):
+            # marked by a contact that was no lasting one after all (a light
+            # ball rattling between a wall and a heavy one at 1e6 px/s): the
+            # solve would stop it as a perfectly inelastic impact. The events keep it
+            if mode[i] == FROZEN:
+                sync(B, i, t)
+                set_free(B, i, gx, gy, params[P_FRICTION])
+                todo[ntodo] = i
+                ntodo += 1
+        elif mode[i] == CLUSTER or (seed[i] and (mode[i] == FROZEN or not is_fixed(mode[i]))):
             _join(B, Q, i, t, h, gx, gy, -1)
         seed[i] = False
     if counts[1] == 0:
@@ -493,8 +515,6 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
         _keep_impulses(B, Q)
     island, state = Q[6], Q[7]
     _islands(B, Q, h, rest_speed, gx, gy, normals)
-    # a cluster ball moves at most this far in a tick (see the module docstring)
-    reach = 0.5 * CLUSTER_REACH * rmin
     for q in range(counts[1]):
         i = order[q]
         rank[i] = -1
@@ -510,7 +530,7 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
             continue
         if touches[q] == 0:
             continue  # (it has left: _leave)
-        if loose[q] or math.sqrt(v2) * h > reach:
+        if loose[q] or _too_fast(vel, i, h, rmin):  # (see the module docstring)
             # the events watch its contacts until the next tick, on the
             # parabola that ends the tick at the solved velocity (the kick
             # kept as well would be speed from nowhere)
