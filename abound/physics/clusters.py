@@ -67,7 +67,7 @@ from .constants import (
     P_CLUSTERS, P_FRICTION, P_GX, P_GY, P_REST_SPEED, P_TICK, P_WARM, SLEEP_TOUCH_CLUSTER, TICK,
 )
 from .contact_solver import (
-    TARGET_GAP, normal_speed, off_band, project_one, solve_budget, solve_impulses, solver_scratch, speculative_min_speed,
+    SOLVER_BAND, TARGET_GAP, normal_speed, off_band, project_one, solve_budget, solve_impulses, solver_scratch, speculative_min_speed,
 )
 from .motion import gravity_on, is_fixed, motion_at, set_free, sync
 from .grid import _cell_span, grid_cell_balls
@@ -93,6 +93,15 @@ from .rest import fall_asleep, held, try_sleep, wall_gap
 # next tick keeps it from deepening. ROUND_OFF: what rejoin's exact
 # projection may miss a bound by
 SOLVER_TOL = 5e-4
+# x radius (px): the most the tolerance may throw a ball up by. A heap's
+# contacts push apart at up to SOLVER_BAND tol, and a ball thrown up at
+# that rises (SOLVER_BAND tol)^2 / 2|g|: where gravity is weak or ticks
+# short, more than the hover the band allows for positions. At 5 px/s^2
+# (tol 1.5 px/s) a 120-ball pile still boiled after 20 s, balls thrown out
+# at 40 px/s; two balls pressed into a wall at 1 px/s^2 flew apart at a
+# tol of 0.25 px/s (the energy up 0.07, 30 times m |g| r). So tol is at
+# most what throws a ball no higher than SOLVER_TOL_RISE x rmin
+SOLVER_TOL_RISE = 1e-3
 ROUND_OFF = 1e-5
 UNMET = 5e-4
 PUSH_OUT = 0.2
@@ -419,6 +428,16 @@ def _list_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand, warm):
 
 
 @kernel
+def solver_tol(rmin, h, gx, gy):
+    """The tick's solve tolerance (px/s) for a tick of h s, rmin the smallest
+    radius (px) and gravity (gx, gy) px/s^2: SOLVER_TOL x rmin / h, at most
+    the speed that, pushed SOLVER_BAND times over, throws a ball up by
+    SOLVER_TOL_RISE x rmin."""
+    rise = math.sqrt(2.0 * math.sqrt(gx * gx + gy * gy) * SOLVER_TOL_RISE * rmin) / SOLVER_BAND
+    return min(SOLVER_TOL * rmin / h, rise)
+
+
+@kernel
 def _too_fast(vel, i, h, rmin):
     """Whether ball i moves too fast to join a cluster for a tick of h s: it
     would cross more than half CLUSTER_REACH x rmin (the smallest radius, px)
@@ -495,7 +514,8 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
     for q in range(counts[1]):
         Q[15][q, 0] = vel[order[q], 0]
         Q[15][q, 1] = vel[order[q], 1]
-    updates = solve_impulses(vel, inv_mass, C, nc, SOLVER_TOL * rmin / h, Q[13])
+    tol = solver_tol(rmin, h, gx, gy)
+    updates = solve_impulses(vel, inv_mass, C, nc, tol, Q[13])
     stuck = updates < 0
     counts[4] += solve_budget(nc) if stuck else updates  # (ticks.next_level)
     counts[5] += nc
@@ -510,7 +530,7 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
         if stuck and w_j[c] == 0.0 and _pressed_into(B, ci[c], cn[c, 0], cn[c, 1], gx, gy):
             under[rank[ci[c]]] = True
     if stuck:
-        _take_back_unsolved(B, Q, SOLVER_TOL * rmin / h)
+        _take_back_unsolved(B, Q, tol)
     if not early:
         _keep_impulses(B, Q)
     island, state = Q[6], Q[7]

@@ -14,6 +14,7 @@ import pytest
 from abound import Simulation
 from abound.errors import SceneError
 from abound.physics import loop  # (the budgets live in loop: patched there)
+from abound.physics.constants import CLUSTER
 from closed_form import BACKENDS, TOI_METHODS, contact_time, fold, free_flight, plane_contact_time
 from invariants import RESTING, StepChecker, energy_scale, event_budget, overlaps, ROUND_OFF
 
@@ -319,6 +320,32 @@ def test_million_px_per_second_balls_keep_their_energy_when_every_contact_is_ela
     for _ in range(steps):
         checker.step(DT)
     assert abs(sim.energy() - e0) <= ROUND_OFF * e0, (sim.energy() - e0) / e0
+
+
+def test_weak_gravity_does_not_push_a_cluster_apart():
+    # Found by the budget property test with contact clusters on: two balls
+    # pressed into the box's side by gravity of 1 px/s^2 rattle (tiny event
+    # budgets freeze them) and join a cluster. Its solve may leave contacts
+    # pushing apart a little (its tolerance); that must not throw a ball
+    # higher than the hover its band allows positions, 1e-3 r: the energy
+    # may not rise above its lowest so far by more than m |g| 1e-3 r a ball.
+    # (The tolerance of 5e-4 r / h alone, 0.25 px/s, flew them apart: the
+    # energy rose 34 times that.)
+    sim = Simulation(220.0, 760.0, gravity=(-0.4161468365471424, 0.9092974268256817), backend="reference",
+                     wall_restitution=1.0, contact_clusters=True)
+    sim.add_ball(219.0, 1.0, 11060.0, 0.0, radius=1.0, restitution=1.0)
+    sim.add_ball(1.0, 1.0, radius=1.0, restitution=0.0)
+    hover = float(np.sum(sim.masses * np.hypot(*sim.gravity) * 1e-3 * sim.radii))
+    lowest = sim.energy()
+    with mock.patch.object(loop, "MAX_EVENTS_BASE", 9), mock.patch.object(loop, "MAX_EVENTS_PER_BALL", 0), \
+            mock.patch.object(loop, "MAX_BALL_EVENTS", 4):
+        clustered = 0
+        for _ in range(6):
+            sim.step(0.5)
+            clustered += np.count_nonzero(sim.modes == CLUSTER)
+            assert sim.energy() <= lowest + hover, (sim.energy() - lowest) / hover
+            lowest = min(lowest, sim.energy())
+    assert clustered > 0  # (not an empty check: the pair was in a cluster)
 
 
 # --------------------------------------------------------------------------
