@@ -97,10 +97,12 @@ SOLVER_TOL = 5e-4
 # contacts push apart at up to SOLVER_BAND tol, and a ball thrown up at
 # that rises (SOLVER_BAND tol)^2 / 2|g|: where gravity is weak or ticks
 # short, more than the hover the band allows for positions. At 5 px/s^2
-# (tol 1.5 px/s) a 120-ball pile still boiled after 20 s, balls thrown out
-# at 40 px/s; two balls pressed into a wall at 1 px/s^2 flew apart at a
-# tol of 0.25 px/s (the energy up 0.07, 30 times m |g| r). So tol is at
-# most what throws a ball no higher than SOLVER_TOL_RISE x rmin
+# (tol 1.5 px/s) a 120-ball pile's awake balls still moved at a median
+# 1 px/s after 20 s, its energy rising by up to 2e-3 of sum(m |g| r) in a
+# step (with the bound: at rest, 2.5e-5); two balls pressed into a wall at
+# 1 px/s^2 flew apart at a tol of 0.25 px/s, the energy up 34 times
+# m |g| 1e-3 r a ball. So tol is at most what throws a ball no higher than
+# SOLVER_TOL_RISE x rmin
 SOLVER_TOL_RISE = 1e-3
 ROUND_OFF = 1e-5
 UNMET = 5e-4
