@@ -24,7 +24,10 @@ free too: exactness never rests on convergence.
 Joining and leaving. A moving ball joins at a tick when it touches a listed
 ball (within CLUSTER_SLOP of its radius, or closes that far within the tick)
 slower than rest_speed, or when an event marked it (a slow contact between
-moving balls, or a rattle: seed). A cluster ball leaves when it is no longer
+moving balls, or a rattle: seed), unless it would cross more than half the
+smallest radius in the tick (_too_fast: an early tick's island, and a
+cluster ball struck fast just before a tick, are not yet held to that;
+the solve's end sets them free). A cluster ball leaves when it is no longer
 within LEAVE_GAP of anything (it flies free; a ball dropped alone on a
 support slides or sleeps exactly, as the events run it, but one that leaves
 a cluster along a wall or into a corner would start there in contact, where

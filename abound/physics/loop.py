@@ -350,7 +350,8 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
 def wait_for_tick(B, i, seed, stats, own):
     """Ball i (synced) stops where it is until the part ends (FROZEN: a fixed
     thing to the events, keeping its velocity), counted in S_FROZEN; in a step
-    that runs contact clusters (seed not empty) the next tick lists it."""
+    that runs contact clusters (seed not empty) the next tick lists it, or
+    sets it free where it is too fast to join (clusters.tick)."""
     B[7][i] = FROZEN
     B[8][i] += 1
     if len(seed) > 0:
