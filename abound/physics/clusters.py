@@ -466,6 +466,7 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
     counts, under, loose, seed = Q[5], Q[8], Q[9], Q[10]
     gx, gy = params[P_GX], params[P_GY]
     rest_speed = max(params[P_REST_SPEED], V_EPS)
+    rmin = Q[11][0]
     counts[0] = 0
     counts[1] = 0
     early = counts[3] != 0  # (early_tick: only the island it gathered, marked rank -2)
@@ -488,7 +489,7 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
                 ntodo += 1
                 seed[i] = False
                 continue
-        if seed[i] and mode[i] != CLUSTER and _too_fast(vel, i, h, Q[11][0]):
+        if seed[i] and mode[i] != CLUSTER and _too_fast(vel, i, h, rmin):
             # marked by a contact that was no lasting one after all (a light
             # ball rattling between a wall and a heavy one at 1e6 px/s): the
             # solve would stop it as a perfectly inelastic impact. The events keep it
@@ -513,7 +514,6 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
         if touches[q] == 0:
             _leave(B, order[q], h, gx, gy)  # it lands on what it touched, if anything, as a lone ball
     _drop_leavers(B, Q)
-    rmin = Q[11][0]
     C = Q[3]
     nc = counts[0]
     for q in range(counts[1]):
