@@ -330,7 +330,9 @@ def project_one(vx, vy, cn, v_min, k, slack):
     on one ball against things that do not give way (cn (>=k, 2) unit
     normals into the ball, v_min (>=k,) px/s), exactly: returns
     (vx', vy', True), or (vx, vy, False) where no velocity meets them all
-    (the ball is wedged). slack px/s: what a bound may miss by in round-off.
+    (the ball is wedged). slack px/s: what a bound may miss by in round-off
+    (the candidates are computed; (vx, vy) stands where none of them meets
+    every bound and it does, within slack).
 
     One ball's bounds are half-planes of its velocity, and the nearest point
     of their intersection is the point itself, or its projection on one
@@ -340,7 +342,10 @@ def project_one(vx, vy, cn, v_min, k, slack):
     O(k^3) for the handful of contacts one ball has, where Gauss-Seidel on
     two nearly parallel bounds (a ball in a narrow wedge) takes thousands of
     sweeps and may not converge at all."""
-    if _meets(vx, vy, cn, v_min, k, slack):
+    # (the start itself only where it meets every bound exactly: one that
+    # closes within the slack is no round-off of a projection, and it lets
+    # the ball sink by slack x h, which it keeps when an event sets it free)
+    if _meets(vx, vy, cn, v_min, k, 0.0):
         return vx, vy, True
     best, bx, by, found = 0.0, vx, vy, False
     for a in range(k):  # on one bound's line
@@ -365,5 +370,5 @@ def project_one(vx, vy, cn, v_min, k, slack):
             if (not found or d2 < best) and _meets(px, py, cn, v_min, k, slack):
                 best, bx, by, found = d2, px, py, True
     if not found:
-        return vx, vy, False
+        return vx, vy, _meets(vx, vy, cn, v_min, k, slack)
     return bx, by, True

@@ -47,6 +47,16 @@ def test_bounds_no_velocity_meets_are_refused():
     assert not ok and (vx, vy) == (0.0, 0.0)
 
 
+def test_a_start_that_closes_within_the_slack_is_still_projected():
+    # the slack is for the round-off of computed candidates, not a licence:
+    # a ball closing on a bound at 1e-3 px/s, with a slack of 0.03, must
+    # leave on it, its tangential speed kept (it sank by slack x h, and an
+    # event then set it free 3.5e-8 r deep in its neighbour)
+    cn, v_min = _bounds([(1.0, 0.0)], [0.0])
+    vx, vy, ok = project_one(-1e-3, 5.0, cn, v_min, 1, 0.03)
+    assert ok and vx >= v_min[0] and vx == pytest.approx(0.0, abs=1e-15) and vy == 5.0
+
+
 def _case(seed):
     """k random bounds that some velocity meets, and a velocity to project."""
     rng = np.random.default_rng(seed)
