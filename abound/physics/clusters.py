@@ -823,8 +823,21 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, in_cluster):
         vel[i, 1] = vy - by * h
         _give_back(B, i)
         return result
-    B[11][i, 0] += vx - vel[i, 0]
-    B[11][i, 1] += vy - vel[i, 1]
+    # it holds back what its own velocity pressed into its neighbours. Of the
+    # kick it took here, what they block is their reaction's, not velocity
+    # to give back: held back too, it read as energy the ball never had
+    # (m v.g h: a heavy ball that fell along the floor onto a light one at
+    # the wall read 7e4 above the start, both at rest) until the tick's
+    # solve took it out again
+    ux, uy = vx, vy  # (its own velocity, and the nearest that keeps its contacts)
+    nx, ny = vel[i, 0], vel[i, 1]
+    if not in_cluster:
+        ux, uy = vx - bx * h, vy - by * h
+        nx, ny, own = project_one(ux, uy, cn, v_min, k, ROUND_OFF * rmin / h)
+        if not own:
+            ux, uy, nx, ny = vx, vy, vel[i, 0], vel[i, 1]
+    B[11][i, 0] += ux - nx
+    B[11][i, 1] += uy - ny
     mode[i] = CLUSTER
     acc[i, 0] = 0.0
     acc[i, 1] = 0.0
