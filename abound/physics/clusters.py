@@ -107,7 +107,10 @@ SOLVER_TOL = 5e-4
 # m |g| 1e-3 r a ball. So tol is at most what throws a ball no higher than
 # SOLVER_TOL_RISE x rmin
 SOLVER_TOL_RISE = 1e-3
-ROUND_OFF = 1e-5
+# (1e-5 let a candidate on one bound's line close on another at 0.03 px/s:
+# a ball rejoining on the floor beside a neighbour 5e-4 r higher sank 1.5e-8 r
+# into it by its next event, which set them free so)
+ROUND_OFF = 1e-9
 UNMET = 5e-4
 PUSH_OUT = 0.2
 # x: the share of its last impulse a contact between two slow cluster balls
