@@ -751,10 +751,9 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, in_cluster):
     of gravity, see _join). Without such a velocity (wedged) it stays free,
     on its parabola from here (less the rest of the kick), and the events
     watch its contacts. dt: the part's length; in_cluster: whether i was in a
-    cluster before the event (else it holds nothing back yet: its sup_n is
-    some support's). Its velocity holds no kick (a cluster ball's was taken
-    back before its event: take_kick_back): it takes the rest of the tick's
-    here, which it gives back if it stays free. Returns
+    cluster before the event (else it holds nothing back yet, its sup_n is
+    some support's, and its velocity has had no kick: it takes the rest of
+    the tick's here, which it gives back if it stays free). Returns
     REJOINED; WEDGED (no velocity keeps it off its neighbours); or STRUCK
     (struck again at the instant it rejoined, see below, or only a velocity
     faster than its own and than the balls around it would keep it off
@@ -771,8 +770,8 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, in_cluster):
     if not in_cluster:
         B[11][i, 0] = 0.0
         B[11][i, 1] = 0.0
-    vel[i, 0] += bx * h
-    vel[i, 1] += by * h
+        vel[i, 0] += bx * h
+        vel[i, 1] += by * h
     if h <= 0.0 or Q[12][i] == t:
         vel[i, 0] -= bx * h
         vel[i, 1] -= by * h
@@ -827,41 +826,29 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, in_cluster):
         vel[i, 1] = vy - by * h
         _give_back(B, i)
         return result
-    # it holds back what its own velocity pressed into its neighbours. Of the
-    # kick it took here, what they block is their reaction's, not velocity
-    # to give back: held back too, it read as energy the ball never had
-    # (m v.g h: a heavy ball that fell along the floor onto a light one at
-    # the wall read 7e4 above the start, both at rest) until the tick's
-    # solve took it out again
-    ux, uy = vx - bx * h, vy - by * h  # (its own velocity, and the nearest that keeps its contacts)
-    nx, ny, own = project_one(ux, uy, cn, v_min, k, ROUND_OFF * rmin / h)
-    if not own:
-        ux, uy, nx, ny = vx, vy, vel[i, 0], vel[i, 1]
-    B[11][i, 0] += ux - nx
-    B[11][i, 1] += uy - ny
+    # it holds back what it presses into its neighbours, less what the kick
+    # it took here presses in: that is their reaction's, not velocity to
+    # give back (held back, it read as energy the ball never had, m v.g h: a
+    # heavy ball that fell along the floor onto a light one at the wall read
+    # 7e4 above the start, both at rest, until the tick's solve took it out
+    # again). So the lesser of what its own velocity alone presses in and
+    # what it presses in with the kick: where the kick pulls it off a
+    # neighbour its own velocity closes on, its own press overstates it by
+    # up to the kick, momentum against gravity from nowhere (a review)
+    px, py = vx - vel[i, 0], vy - vel[i, 1]
+    if not in_cluster:
+        ux, uy = vx - bx * h, vy - by * h
+        nx, ny, own = project_one(ux, uy, cn, v_min, k, ROUND_OFF * rmin / h)
+        if own and (ux - nx) * (ux - nx) + (uy - ny) * (uy - ny) < px * px + py * py:
+            px, py = ux - nx, uy - ny
+    B[11][i, 0] += px
+    B[11][i, 1] += py
     mode[i] = CLUSTER
     acc[i, 0] = 0.0
     acc[i, 1] = 0.0
     count[i] += 1
     Q[12][i] = t
     return REJOINED
-
-
-@kernel
-def take_kick_back(B, i, t, dt, params):
-    """Cluster ball i (synced to t, in a part of dt s) is about to meet
-    something in an event: take back the part of the tick's kick it has not
-    yet used (its velocity holds the whole, given at the tick: _join), so the
-    event meets the velocity it has now. Met with the kick still in it, an
-    elastic impact handed the kick to the partner and the ball then gave it
-    back from its new velocity: the energy changed by m k.(u - w), u and w the
-    two velocities (two cluster balls falling at 570 px/s, struck at 1,300
-    px/s: 1.5 times m |g| 1e-3 r over the whole scene, in one step). rejoin
-    gives it the rest of the kick again."""
-    bx, by = gravity_on(B, i, params[P_GX], params[P_GY])
-    h = until_next_tick(t, dt, params)
-    B[1][i, 0] -= bx * h
-    B[1][i, 1] -= by * h
 
 
 @kernel

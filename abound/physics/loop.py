@@ -22,9 +22,7 @@ from .predict import first_pass, has_room, predict_ball, reserve
 from .rest import ASLEEP_STUCK, collapse
 from .resolve import resolve_pair, resolve_wall
 from .contact_log import contact_log, log_contact
-from .clusters import (
-    REJOINED, cluster_scratch, early_tick, clusters_wanted, push_tick, rejoin, take_kick_back, tick, ticks_per_part,
-)
+from .clusters import REJOINED, cluster_scratch, early_tick, clusters_wanted, push_tick, rejoin, tick, ticks_per_part
 from .strips import gather, scatter, spatial_order
 from .settle import clamp_ball_into_box
 
@@ -256,12 +254,6 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
         elif kind == EV_WALL or kind == EV_BALL:
             held_a = mode[a] == CLUSTER
             held_b = kind == EV_BALL and mode[b] == CLUSTER
-            if held_a:  # (it meets its partner at the velocity it has now: clusters.take_kick_back)
-                sync(B, a, t)
-                take_kick_back(B, a, t, dt, params)
-            if held_b:
-                sync(B, b, t)
-                take_kick_back(B, b, t, dt, params)
             rapid_a = t - tlast[a] < TC_TIME
             rapid_b = kind == EV_BALL and t - tlast[b] < TC_TIME
             if kind == EV_WALL:
@@ -329,9 +321,6 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
                 rapid[x] += 1
                 if rapid[x] >= COLLAPSE_CONTACTS and not is_fixed(mode[x]):
                     partner = -1 if kind == EV_WALL else (b if side == 0 else a)
-                    for y in (x, partner):  # (one that rejoined holds the rest of the tick's
-                        if y >= 0 and mode[y] == CLUSTER:  # kick: the collapse shares what they move at now)
-                            take_kick_back(B, y, t, dt, params)
                     slept = collapse(B, W, G, x, partner, gx, gy, rest_speed, normals, cand, seed)
                     if len(seed) > 0:  # (in a step that runs clusters: hold both in)
                         for y in (x, partner):
