@@ -801,12 +801,13 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, in_cluster):
         k = _add_fixed(Q, k, i, nx, ny, gap, vjx * nx + vjy * ny, h, TARGET_GAP * small)
         fastest2 = max(fastest2, vjx * vjx + vjy * vjy)
     rmin = Q[11][0]
+    slack = ROUND_OFF * rmin / h  # (what the exact projection may miss a bound by)
     met = k < len(ci)
     result = REJOINED
     if met:
         # one ball against fixed bounds: the exact nearest velocity
         # (contact_solver.project_one), not an iterative solve
-        vel[i, 0], vel[i, 1], met = project_one(vx, vy, cn, v_min, k, ROUND_OFF * rmin / h)
+        vel[i, 0], vel[i, 1], met = project_one(vx, vy, cn, v_min, k, slack)
         for c in range(k):
             met = met and v_min[c] - normal_speed(vel, Q[3], c) <= UNMET * rmin / h
         speed2 = vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1]
@@ -826,23 +827,21 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, in_cluster):
         vel[i, 1] = vy - by * h
         _give_back(B, i)
         return result
-    # it holds back what it presses into its neighbours, less what the kick
-    # it took here presses in: that is their reaction's, not velocity to
-    # give back (held back, it read as energy the ball never had, m v.g h: a
-    # heavy ball that fell along the floor onto a light one at the wall read
-    # 7e4 above the start, both at rest, until the tick's solve took it out
-    # again). So the lesser of what its own velocity alone presses in and
-    # what it presses in with the kick: where the kick pulls it off a
-    # neighbour its own velocity closes on, its own press overstates it by
-    # up to the kick, momentum against gravity from nowhere (a review)
-    px, py = vx - vel[i, 0], vy - vel[i, 1]
+    # it holds back what it presses into its neighbours, but none of the kick
+    # it took here that they block: that is their reaction's (held back, it
+    # read as energy the ball never had, m v.g h: a heavy ball fallen along
+    # the floor onto a light one at the wall read 7e4 above the start). So
+    # the lesser of what it presses in with the kick and without it (where
+    # the kick pulls it off a neighbour its own velocity closes on, the
+    # press without it overstates the push by up to the kick)
+    hx, hy = vx - vel[i, 0], vy - vel[i, 1]
     if not in_cluster:
         ux, uy = vx - bx * h, vy - by * h
-        nx, ny, own = project_one(ux, uy, cn, v_min, k, ROUND_OFF * rmin / h)
-        if own and (ux - nx) * (ux - nx) + (uy - ny) * (uy - ny) < px * px + py * py:
-            px, py = ux - nx, uy - ny
-    B[11][i, 0] += px
-    B[11][i, 1] += py
+        qx, qy, own = project_one(ux, uy, cn, v_min, k, slack)
+        if own and (ux - qx) * (ux - qx) + (uy - qy) * (uy - qy) < hx * hx + hy * hy:
+            hx, hy = ux - qx, uy - qy
+    B[11][i, 0] += hx
+    B[11][i, 1] += hy
     mode[i] = CLUSTER
     acc[i, 0] = 0.0
     acc[i, 1] = 0.0
