@@ -54,8 +54,9 @@ rejoined since the last tick, or -1, the solve's scratch
 the place of the one whose contacts it joined by, or -1: a pair whose later
 ball joined after the earlier one's contacts were listed, by a third, has
 its contact listed from the later ball's side), before (N, 2) px/s each
-listed ball's velocity before the solve and unsettled (N,) bool
-(_take_back_unsolved). Each ball's last impulses,
+listed ball's velocity before the solve, unsettled (N,) bool
+(_take_back_unsolved) and ahead (N, 2) px/s^2 what each cluster ball's
+velocity holds for each second left of its tick (see take_ahead). Each ball's last impulses,
 the next solve's first guess, are the state's (world.py: warm_key,
 warm_lam; _keep_impulses).
 """
@@ -164,7 +165,7 @@ def cluster_scratch(B, on):
             np.empty(m), np.zeros(6, dtype=np.int64), np.empty(n, dtype=np.int64),
             np.empty(n, dtype=np.uint8), np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_),
             np.zeros(n, dtype=np.bool_), rmin, np.full(n, -1.0), solver_scratch(n, m),
-            np.empty(n, dtype=np.int64), np.empty((n, 2)), np.zeros(n, dtype=np.bool_))
+            np.empty(n, dtype=np.int64), np.empty((n, 2)), np.zeros(n, dtype=np.bool_), np.zeros((n, 2)))
 
 
 @kernel
@@ -205,6 +206,10 @@ def _join(B, Q, i, t, h, gx, gy, by):
     vel, acc = B[1], B[2]
     order, rank, touches, counts = Q[0], Q[1], Q[2], Q[5]
     sync(B, i, t)
+    ax, ay = gravity_on(B, i, gx, gy)  # (by is taken: the joining ball's place)
+    if B[7][i] != CLUSTER or Q[5][3] == 0:
+        Q[17][i, 0] = ax  # (an early tick's cluster ball still holds the rest of its last tick: early_tick)
+        Q[17][i, 1] = ay
     if B[7][i] != CLUSTER:
         B[13][i] = 0.0
         B[11][i, 0] = 0.0
@@ -214,8 +219,7 @@ def _join(B, Q, i, t, h, gx, gy, by):
         set_free(B, i, gx, gy, 0.0)
         B[7][i] = CLUSTER
     else:
-        _give_back(B, i)
-    ax, ay = gravity_on(B, i, gx, gy)  # (by is taken: the joining ball's place)
+        give_back(B, i)
     vel[i, 0] += ax * h
     vel[i, 1] += ay * h
     acc[i, 0] = 0.0
@@ -231,7 +235,7 @@ def _join(B, Q, i, t, h, gx, gy, by):
 
 
 @kernel
-def _give_back(B, i):
+def give_back(B, i):
     """Give cluster ball i the velocity rejoin held back since the last tick
     (sup_n, px/s): the tick's solve then shares it with its neighbours, as
     their masses say."""
@@ -564,8 +568,32 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
             # kept as well would be speed from nowhere)
             _leave(B, i, h, gx, gy)
             continue
+        Q[17][i, 0] += (vel[i, 0] - Q[15][q, 0]) / h  # (the kick, and now what the solve gave it)
+        Q[17][i, 1] += (vel[i, 1] - Q[15][q, 1]) / h
         count[i] += 1
     return ntodo
+
+
+@kernel
+def take_ahead(B, Q, i, t, dt, params):
+    """Cluster ball i (synced to t) is about to meet an event: take from its
+    velocity what it holds for the rest of its tick, so that the event
+    meets the velocity it has at t. rejoin gives it back, or, where the ball
+    stays free, its parabola takes gravity over that time.
+
+    From its tick on, a cluster ball's velocity holds the whole tick's
+    change: gravity's kick and what its contacts' impulses gave it
+    (semi-implicit Euler, _join), ahead (Q[17], px/s^2) for each second of
+    the tick. Met with the rest of that in it, an elastic event handed the
+    rest to the free ball that struck it, and the ball, set free, gave it
+    back from its new velocity: the energy changed by m k.(u - w) (k the
+    rest, u and w its velocities after and before; a V of 400 elastic balls
+    rose 2.3e5 in one step where a ball struck one of two cluster balls
+    falling together). Taking back the kick alone would give a ball its
+    support holds (kick and reaction about 0) g h upward."""
+    h = until_next_tick(t, dt, params)
+    B[1][i, 0] -= Q[17][i, 0] * h
+    B[1][i, 1] -= Q[17][i, 1] * h
 
 
 @kernel
@@ -747,13 +775,14 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, in_cluster):
     into them with, it keeps (sup_n) and gets back at the next tick, whose
     solve shares it with them: no momentum is lost, the push only waits
     for the tick (at most TICK). Like every cluster ball it then moves in a
-    straight line until the next tick (its velocity holds the tick's kick
-    of gravity, see _join). Without such a velocity (wedged) it stays free,
-    on its parabola from here (less the rest of the kick), and the events
-    watch its contacts. dt: the part's length; in_cluster: whether i was in a
-    cluster before the event (else it holds nothing back yet, its sup_n is
-    some support's, and its velocity has had no kick: it takes the rest of
-    the tick's here, which it gives back if it stays free). Returns
+    straight line until the next tick, its velocity holding what the rest
+    of the tick gives it (take_ahead): what it held before the event, or,
+    new to the clusters, gravity's kick. Without such a velocity (wedged)
+    it stays free, on its parabola from here with the velocity the event
+    left, and the events watch its contacts. dt: the part's length;
+    in_cluster: whether i was in a cluster before the event (take_ahead
+    took what it held for the rest of the tick; else it holds nothing back
+    yet, and its sup_n is some support's). Returns
     REJOINED; WEDGED (no velocity keeps it off its neighbours); or STRUCK
     (struck again at the instant it rejoined, see below, or only a velocity
     faster than its own and than the balls around it would keep it off
@@ -765,19 +794,16 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, in_cluster):
     time and gained speed: energy rose by whole percents in the hourglass.
     A rattling pair, rest.collapse, rejoins the same way.)"""
     pos, vel, acc, radius, mode, count = B[0], B[1], B[2], B[4], B[7], B[8]
-    bx, by = gravity_on(B, i, params[P_GX], params[P_GY])  # (the tick's kick, this ball's)
     h = until_next_tick(t, dt, params)
     if not in_cluster:
         B[11][i, 0] = 0.0
         B[11][i, 1] = 0.0
-        vel[i, 0] += bx * h
-        vel[i, 1] += by * h
+        Q[17][i, 0], Q[17][i, 1] = gravity_on(B, i, params[P_GX], params[P_GY])
     if h <= 0.0 or Q[12][i] == t:
-        vel[i, 0] -= bx * h
-        vel[i, 1] -= by * h
-        _give_back(B, i)
+        give_back(B, i)
         return STRUCK
-    vx, vy = vel[i, 0], vel[i, 1]
+    ux, uy = vel[i, 0], vel[i, 1]  # (what the event left)
+    vx, vy = ux + Q[17][i, 0] * h, uy + Q[17][i, 1] * h
     ci, cj, cn, v_min, w_j, lam = Q[3]
     r = radius[i]
     px, py = pos[i, 0], pos[i, 1]
@@ -823,25 +849,27 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, in_cluster):
     if not met:
         result = WEDGED
     if result != REJOINED:
-        vel[i, 0] = vx - bx * h
-        vel[i, 1] = vy - by * h
-        _give_back(B, i)
+        vel[i, 0] = ux
+        vel[i, 1] = uy
+        give_back(B, i)
         return result
-    # it holds back what it presses into its neighbours, but none of the kick
-    # it took here that they block: that is their reaction's (held back, it
-    # read as energy the ball never had, m v.g h: a heavy ball fallen along
-    # the floor onto a light one at the wall read 7e4 above the start). So
-    # the lesser of what it presses in with the kick and without it (where
-    # the kick pulls it off a neighbour its own velocity closes on, the
-    # press without it overstates the push by up to the kick)
+    # it holds back what it presses into its neighbours, but none of the
+    # kick (or what it holds for the rest of the tick) that they block:
+    # that is their reaction's (held back, it read as energy the ball never
+    # had, m v.g h: a heavy ball fallen along the floor onto a light one at
+    # the wall read 7e4 above the start). So the lesser of what it presses
+    # in with the kick and without it (where the kick pulls it off a
+    # neighbour its own velocity closes on, the press without it overstates
+    # the push by up to the kick)
     hx, hy = vx - vel[i, 0], vy - vel[i, 1]
-    if not in_cluster:
-        ux, uy = vx - bx * h, vy - by * h
-        qx, qy, own = project_one(ux, uy, cn, v_min, k, slack)
-        if own and (ux - qx) * (ux - qx) + (uy - qy) * (uy - qy) < hx * hx + hy * hy:
-            hx, hy = ux - qx, uy - qy
+    qx, qy, own = project_one(ux, uy, cn, v_min, k, slack)
+    if own and (ux - qx) * (ux - qx) + (uy - qy) * (uy - qy) < hx * hx + hy * hy:
+        hx, hy = ux - qx, uy - qy
     B[11][i, 0] += hx
     B[11][i, 1] += hy
+    # and holds for the rest of the tick what it was given beyond that
+    Q[17][i, 0] = (vel[i, 0] - ux + hx) / h
+    Q[17][i, 1] = (vel[i, 1] - uy + hy) / h
     mode[i] = CLUSTER
     acc[i, 0] = 0.0
     acc[i, 1] = 0.0

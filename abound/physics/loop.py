@@ -22,7 +22,9 @@ from .predict import first_pass, has_room, predict_ball, reserve
 from .rest import ASLEEP_STUCK, collapse
 from .resolve import resolve_pair, resolve_wall
 from .contact_log import contact_log, log_contact
-from .clusters import REJOINED, cluster_scratch, early_tick, clusters_wanted, push_tick, rejoin, tick, ticks_per_part
+from .clusters import (
+    REJOINED, cluster_scratch, clusters_wanted, early_tick, give_back, push_tick, rejoin, take_ahead, tick, ticks_per_part,
+)
 from .strips import gather, scatter, spatial_order
 from .settle import clamp_ball_into_box
 
@@ -248,12 +250,23 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
             over = b
         if over >= 0:
             sync(B, over, t)
+            if mode[over] == CLUSTER:  # (it waits with what it has now: the next tick lists it anew)
+                take_ahead(B, Q, over, t, dt, params)
+                give_back(B, over)
             wait_for_tick(B, over, seed, stats, own)
             todo[0] = over
             ntodo = 1
         elif kind == EV_WALL or kind == EV_BALL:
             held_a = mode[a] == CLUSTER
             held_b = kind == EV_BALL and mode[b] == CLUSTER
+            # the event meets a cluster ball (only free ones meet one:
+            # clusters.py) with the velocity it has now
+            if held_a:
+                sync(B, a, t)
+                take_ahead(B, Q, a, t, dt, params)
+            if held_b:
+                sync(B, b, t)
+                take_ahead(B, Q, b, t, dt, params)
             rapid_a = t - tlast[a] < TC_TIME
             rapid_b = kind == EV_BALL and t - tlast[b] < TC_TIME
             if kind == EV_WALL:
@@ -326,6 +339,8 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
                         for y in (x, partner):
                             if y >= 0 and (mode[y] == FREE or mode[y] == CLUSTER):
                                 held = mode[y] == CLUSTER or (held_a if y == a else held_b)
+                                if mode[y] == CLUSTER:  # (rejoined at this event: as above)
+                                    take_ahead(B, Q, y, t, dt, params)
                                 set_free(B, y, gx, gy, 0.0)  # (its new velocity is no tick's)
                                 if rejoin(B, W, G, Q, y, t, dt, params, cand, held) != REJOINED:
                                     wait_for_tick(B, y, seed, stats, own)  # (as above)
