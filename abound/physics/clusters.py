@@ -179,7 +179,11 @@ def ticks_per_part(dt, params):
 def until_next_tick(t, dt, params):
     """s from time t of a part of dt s to its next tick (or its end)."""
     K = ticks_per_part(dt, params)
-    return min(dt, (math.floor(t * K / dt) + 1.0) * dt / K) - t
+    k = math.floor(t * K / dt) + 1.0
+    t_next = min(dt, k * dt / K)
+    if t_next <= t:  # (t is tick k's own instant, t K / dt rounded below k: the tick after it)
+        t_next = min(dt, (k + 1.0) * dt / K)
+    return t_next - t
 
 
 @kernel
@@ -590,7 +594,12 @@ def take_ahead(B, Q, i, t, dt, params):
     rest, u and w its velocities after and before; a V of 400 elastic balls
     rose 2.3e5 in one step where a ball struck one of two cluster balls
     falling together). Taking back the kick alone would give a ball its
-    support holds (kick and reaction about 0) g h upward."""
+    support holds (kick and reaction about 0) g h upward. What this costs:
+    a struck ball that stays free leaves out its share of its contacts'
+    impulses for the rest of the tick, which its neighbours took in full at
+    the tick, so momentum is off by up to m (ahead - g) h (about m |g| TICK
+    for a ball its neighbours held up) - a discretisation error of the
+    tick, where the energy error it replaces was the impact's."""
     h = until_next_tick(t, dt, params)
     B[1][i, 0] -= Q[17][i, 0] * h
     B[1][i, 1] -= Q[17][i, 1] * h
@@ -654,10 +663,18 @@ def _take_back_unsolved(B, Q, tol):
 
 @kernel
 def _stop_in_cluster(B, Q, i):
-    """Listed ball i stays in its cluster at rest until the next tick (_take_back_unsolved)."""
+    """Listed ball i stays in its cluster at rest until the next tick
+    (_take_back_unsolved), holding nothing for the rest of it (take_ahead:
+    an event meets it at rest, and a ball it sets free does not move on
+    into the overlap it was stopped in)."""
     B[1][i, 0] = 0.0
     B[1][i, 1] = 0.0
-    Q[9][Q[1][i]] = False  # (not loose)
+    q = Q[1][i]
+    Q[9][q] = False  # (not loose)
+    Q[15][q, 0] = 0.0  # (the rate the tick's end adds: 0)
+    Q[15][q, 1] = 0.0
+    Q[17][i, 0] = 0.0
+    Q[17][i, 1] = 0.0
 
 
 @kernel

@@ -334,13 +334,16 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
                 rapid[x] += 1
                 if rapid[x] >= COLLAPSE_CONTACTS and not is_fixed(mode[x]):
                     partner = -1 if kind == EV_WALL else (b if side == 0 else a)
+                    if len(seed) > 0:
+                        for y in (x, partner):
+                            if y >= 0 and mode[y] == CLUSTER:  # (rejoined at this event: as above,
+                                take_ahead(B, Q, y, t, dt, params)  # the collapse meets what it has now,
+                                give_back(B, y)  # and the push it held back: momentum kept)
                     slept = collapse(B, W, G, x, partner, gx, gy, rest_speed, normals, cand, seed)
                     if len(seed) > 0:  # (in a step that runs clusters: hold both in)
                         for y in (x, partner):
                             if y >= 0 and (mode[y] == FREE or mode[y] == CLUSTER):
                                 held = mode[y] == CLUSTER or (held_a if y == a else held_b)
-                                if mode[y] == CLUSTER:  # (rejoined at this event: as above)
-                                    take_ahead(B, Q, y, t, dt, params)
                                 set_free(B, y, gx, gy, 0.0)  # (its new velocity is no tick's)
                                 if rejoin(B, W, G, Q, y, t, dt, params, cand, held) != REJOINED:
                                     wait_for_tick(B, y, seed, stats, own)  # (as above)
