@@ -76,7 +76,7 @@ from .contact_solver import (
 from .motion import gravity_on, is_fixed, motion_at, set_free, sync
 from .grid import _cell_span, grid_cell_balls
 from .queue import heap_push
-from .rest import fall_asleep, held, try_sleep, wall_gap
+from .rest import fall_asleep, far_from_wall, held, try_sleep, wall_gap
 
 # x radius / h (px/s): the solve stops when every contact's bound is met
 # and none pushes more than SOLVER_BAND (2) SOLVER_TOL beyond it
@@ -372,6 +372,8 @@ def _list_walls(B, W, Q, i, h, warm):
     r = radius[i]
     px, py = pos[i, 0], pos[i, 1]
     for w in range(len(wc)):
+        if far_from_wall(W, w, px, py, r + CLUSTER_REACH * r):
+            continue
         gap, nx, ny = wall_gap(W, w, px, py, r)
         if gap > CLUSTER_REACH * r:
             continue
@@ -827,6 +829,8 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, in_cluster):
     k = 0
     wc = W[5]
     for w in range(len(wc)):
+        if far_from_wall(W, w, px, py, r + CLUSTER_REACH * r):
+            continue
         gap, nx, ny = wall_gap(W, w, px, py, r)
         if gap > CLUSTER_REACH * r or k >= len(ci):
             continue
