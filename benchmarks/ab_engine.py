@@ -1,6 +1,6 @@
 """Two revisions of the compiled engine side by side in one process: is a refactor as fast?
 
-    python benchmarks/ab_engine.py REV_A REV_B [--scene hot_gas] [--steps 60] [--rounds 6]
+    python benchmarks/ab_engine.py REV_A REV_B [--scene hot_gas[,galton,...]] [--steps 60] [--rounds 6]
 
 Each revision's abound/physics is taken from git (git archive) into a
 temporary folder and compiled by numba as a package of its own, so both run
@@ -10,7 +10,9 @@ params, dt)`` on one thread, in blocks of --steps, alternating A B, B A, ...
 (the order flips each round: the engine that runs second in a pair tends to
 gain a little), each moving its own clusters' tick level as Simulation.step
 does. Prints the median ms per step of each, their ratio B / A, and
-whether the two ended in the same state (a pure refactor must).
+whether the two ended in the same state (a pure refactor must). Several
+scenes (comma-separated) share one compile of each revision, one after the
+other.
 """
 import argparse
 import importlib
@@ -72,38 +74,47 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("rev_a")
     ap.add_argument("rev_b")
-    ap.add_argument("--scene", default="hot_gas")
+    ap.add_argument("--scene", default="hot_gas", help="a shipped scene, or several, comma-separated")
     ap.add_argument("--steps", type=int, default=60)
     ap.add_argument("--rounds", type=int, default=6)
     args = ap.parse_args()
-    sim = Simulation.from_config(args.scene, backend="reference")
-    sim.step(1e-9)  # placed and settled
     dt = 1.0 / 60.0
     with tempfile.TemporaryDirectory() as tmp:
         engines = {}
         for name, rev in (("A", args.rev_a), ("B", args.rev_b)):
             t0 = time.perf_counter()
             engines[name] = load(rev, os.path.join(tmp, name))
-            B, W, params = state(sim)
-            engines[name].step(tuple(B), tuple(W), params, dt)  # compiles (or loads the cache)
-            print(f"{name} = {rev}: ready in {time.perf_counter() - t0:.1f} s", flush=True)
-        runs = {name: state(sim) for name in engines}
-        times = {name: [] for name in engines}
-        for r in range(args.rounds):
-            for name in ("A", "B") if r % 2 == 0 else ("B", "A"):
-                B, W, params = runs[name]
-                step = engines[name].step
-                for _ in range(args.steps):
-                    t0 = time.perf_counter()
-                    raw = step(tuple(B), tuple(W), params, dt)
-                    times[name].append((time.perf_counter() - t0) * 1000.0)
-                    adapt_ticks(params, raw)
-        ma, mb = statistics.median(times["A"]), statistics.median(times["B"])
-        same = all(np.array_equal(x, y) for x, y in zip(runs["A"][0], runs["B"][0]))
-        print(f"scene {args.scene} ({len(sim)} balls), {args.rounds} rounds of {args.steps} steps, one thread")
-        print(f"A {args.rev_a}: median {ma:.3f} ms/step")
-        print(f"B {args.rev_b}: median {mb:.3f} ms/step")
-        print(f"B / A = {mb / ma:.3f}; same final state: {same}")
+            print(f"{name} = {rev}: loaded in {time.perf_counter() - t0:.1f} s", flush=True)
+        for scene in args.scene.split(","):
+            compare(engines, scene, args, dt)
+
+
+def compare(engines, scene, args, dt):
+    """Step copies of the shipped scene's start with both engines in turns; print the medians."""
+    sim = Simulation.from_config(scene, backend="reference")
+    sim.step(1e-9)  # placed and settled
+    for name in engines:
+        t0 = time.perf_counter()
+        B, W, params = state(sim)
+        engines[name].step(tuple(B), tuple(W), params, dt)  # compiles (or loads the cache)
+        print(f"{name}: ready for {scene} in {time.perf_counter() - t0:.1f} s", flush=True)
+    runs = {name: state(sim) for name in engines}
+    times = {name: [] for name in engines}
+    for r in range(args.rounds):
+        for name in ("A", "B") if r % 2 == 0 else ("B", "A"):
+            B, W, params = runs[name]
+            step = engines[name].step
+            for _ in range(args.steps):
+                t0 = time.perf_counter()
+                raw = step(tuple(B), tuple(W), params, dt)
+                times[name].append((time.perf_counter() - t0) * 1000.0)
+                adapt_ticks(params, raw)
+    ma, mb = statistics.median(times["A"]), statistics.median(times["B"])
+    same = all(np.array_equal(x, y) for x, y in zip(runs["A"][0], runs["B"][0]))
+    print(f"scene {scene} ({len(sim)} balls), {args.rounds} rounds of {args.steps} steps, one thread")
+    print(f"A {args.rev_a}: median {ma:.3f} ms/step")
+    print(f"B {args.rev_b}: median {mb:.3f} ms/step")
+    print(f"B / A = {mb / ma:.3f}; same final state: {same}")
 
 
 if __name__ == "__main__":
