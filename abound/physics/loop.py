@@ -335,10 +335,12 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
                 if rapid[x] >= COLLAPSE_CONTACTS and not is_fixed(mode[x]):
                     partner = -1 if kind == EV_WALL else (b if side == 0 else a)
                     if len(seed) > 0:
+                        # a ball that rejoined at this event: the collapse meets the
+                        # velocity it has now (as above) and the push it held back
                         for y in (x, partner):
-                            if y >= 0 and mode[y] == CLUSTER:  # (rejoined at this event: as above,
-                                take_ahead(B, Q, y, t, dt, params)  # the collapse meets what it has now,
-                                give_back(B, y)  # and the push it held back: momentum kept)
+                            if y >= 0 and mode[y] == CLUSTER:
+                                take_ahead(B, Q, y, t, dt, params)
+                                give_back(B, y)
                     slept = collapse(B, W, G, x, partner, gx, gy, rest_speed, normals, cand, seed)
                     if len(seed) > 0:  # (in a step that runs clusters: hold both in)
                         for y in (x, partner):
