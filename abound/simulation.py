@@ -440,8 +440,9 @@ class Simulation:
         pair for k = 1; velocities: (k, 2) px/s or one (vx, vy) for all, None
         for at rest; radius (px), mass and restitution: one number, or (k,)
         one per ball (as add_ball's); color: None (the palette in turn), one
-        colour, or a list of k colours; density: mass per px^2 of balls given
-        no mass (None: the simulation's, ``density``). Anything else is a SceneError.
+        colour, or a list of k colours; density: mass per px^2, for balls given
+        no mass (None: the simulation's, ``density``; with a mass too, refused).
+        Anything else is a SceneError.
         """
         pos = _pairs(positions, "ball position")
         if pos.ndim != 2 or pos.shape[1] != 2:
@@ -468,8 +469,10 @@ class Simulation:
             raise SceneError(f"a ball at ({pos[q, 0]:g}, {pos[q, 1]:g}) of radius {r[q]:g} is not inside the "
                              f"{self.width:g}x{self.height:g} box (its centre must lie at least its radius "
                              f"from every side)")
-        if density is not None:  # (checked even where mass makes it moot: a typo is a typo)
+        if density is not None:  # (checked before the clash below: a typo is a typo)
             density = _positive(density, "ball density")
+            if mass is not None:  # (one would win silently; a scene file's [[spawn]] refuses both too)
+                raise SceneError("ball mass and ball density: give one of them, not both")
         if mass is not None:
             m = _per_ball(mass, "ball mass", (k,)).copy()
             if not np.all((m >= MIN_POSITIVE) & (m <= MAX_MAGNITUDE)):  # (as a scene file's: 1e300 neared overflow)

@@ -702,6 +702,20 @@ def test_pinning_a_ball_that_is_not_there_is_refused_and_changes_nothing(i):
     assert sim.positions[0, 0] == pytest.approx(101.0, abs=1e-9)  # still free: 10 px/s for 0.1 s
 
 
+@pytest.mark.parametrize("mass", [2.0, [2.0, 3.0]], ids=["one", "per-ball"])
+def test_add_balls_refuses_a_mass_and_a_density_at_once(mass):
+    # found by a new-user trial: add_balls(mass=, density=) took both and the
+    # mass won silently (a scene file's [[spawn]] refuses the two together)
+    sim = Simulation(400, 400, backend="reference")
+    with pytest.raises(SceneError) as err:
+        sim.add_balls([(100.0, 100.0), (200.0, 100.0)], mass=mass, density=5.0)
+    assert "mass" in str(err.value) and "density" in str(err.value)
+    assert len(sim) == 0
+    sim.add_balls([(100.0, 100.0)], mass=2.0)  # (either alone is taken)
+    sim.add_balls([(200.0, 100.0)], radius=1.0, density=5.0)
+    assert sim.masses.tolist() == [2.0, pytest.approx(5.0 * math.pi)]
+
+
 # --------------------------------------------------------------------------
 # reproducers of bugs found by random scenes
 # --------------------------------------------------------------------------
