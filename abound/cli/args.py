@@ -39,8 +39,9 @@ def count(lo, hi=None):
     return conv
 
 
-def positive(kind, hi=None):
-    """A finite number of type kind (int or float) > 0 (and <= hi if given)."""
+def positive(kind, hi=None, least=None):
+    """A finite number of type kind (int or float) > 0 (and <= hi, >= least if given:
+    a scene file's bounds, where the option stands for a scene's key)."""
     def conv(text):
         try:
             v = kind(text)
@@ -49,6 +50,8 @@ def positive(kind, hi=None):
                 f"not {'an integer' if kind is int else 'a number'}: {text!r}") from None
         if not (v > 0 and math.isfinite(v)):
             raise argparse.ArgumentTypeError(f"must be positive, not {text}")
+        if least is not None and v < least:
+            raise argparse.ArgumentTypeError(f"must be at least {least:g}, not {text}")
         if hi is not None and v > hi:
             most = f"{hi:,}" if isinstance(hi, int) else f"{hi:g}"
             raise argparse.ArgumentTypeError(f"must be at most {most}, not {text}")

@@ -16,6 +16,7 @@ import importlib
 import json
 import sys
 from abound.cli.args import MAX_FRAMES, box_size, count, positive
+from abound.defaults import MIN_POSITIVE
 from abound.scene import schema
 from abound.timing import Meter, measure, percentile, relative_drift, warm_up  # noqa: F401
 
@@ -32,7 +33,8 @@ def add_arguments(parser):
     parser.add_argument("--backend", choices=schema.BACKENDS, help="physics backend (default: the scene's)")
     parser.add_argument("--ball-toi", choices=BALL_TOI, dest="ball_toi",
                         help="ball-ball time-of-impact method (default: the scene's)")
-    parser.add_argument("--dt", type=positive(float, hi=1.0), metavar="DT",
+    # (a scene's [physics] dt bounds: a dt of 1e-300 ran, frames that simulate nothing)
+    parser.add_argument("--dt", type=positive(float, hi=1.0, least=MIN_POSITIVE), metavar="DT",
                         help="seconds per frame (default: the scene's [physics] dt)")
     parser.add_argument("--seed", type=count(0), metavar="S", help="override the scene's seeds")
     parser.add_argument("--size", type=box_size, metavar="WxH",

@@ -192,6 +192,8 @@ COMMAND_LINES = [
     (["bench", "--dt", "0"], "argument --dt: must be positive, not 0"),
     (["bench", "--dt", "nan"], "argument --dt: must be positive, not nan"),
     (["bench", "--dt", "5"], "argument --dt: must be at most 1, not 5"),
+    # a new-user trial: a scene file refuses a dt below 1e-9, --dt had run
+    (["bench", "--dt", "1e-300", "--frames", "1", "--backend", "reference"], "argument --dt"),
     (["bench", "--seed", "-1"], "argument --seed: must be >= 0, not -1"),
     (["bench", "--backend", "warp"], "argument --backend: invalid choice: 'warp'"),
     (["bench", "--ball-toi", "newton"], "argument --ball-toi: invalid choice: 'newton'"),
@@ -269,3 +271,15 @@ def test_malformed_command_line(command_line_runs, k):
         # a usage error points at the help of the command it was for
         command = argv[0] if argv[0] in ("demo", "saver", "capture", "replay", "check", "bench") else None
         assert line.endswith(f"(see 'abound {command} --help')" if command else "(see 'abound --help')"), line
+
+
+def test_bench_dt_takes_what_a_scene_file_takes(tmp_path):
+    # --dt refuses a step below the scene's [physics] dt bound, and only that:
+    # the smallest dt a scene may hold runs
+    from abound.defaults import MIN_POSITIVE
+    line = assert_one_line_error(abound(["bench", "--dt", f"{MIN_POSITIVE / 2:g}"], tmp_path), tmp_path,
+                                 "abound: error: ")
+    assert "--dt" in line and f"{MIN_POSITIVE:g}" in line, line
+    proc = abound(["bench", "drop", "--dt", f"{MIN_POSITIVE:g}", "--frames", "1", "--backend", "reference"],
+                  tmp_path)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
