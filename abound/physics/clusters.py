@@ -211,7 +211,7 @@ def _join(B, Q, i, t, h, gx, gy, by):
     order, rank, touches, counts = Q[0], Q[1], Q[2], Q[5]
     sync(B, i, t)
     ax, ay = gravity_on(B, i, gx, gy)  # (by is taken: the joining ball's place)
-    if B[7][i] != CLUSTER or Q[5][3] == 0:
+    if B[7][i] != CLUSTER or counts[3] == 0:
         Q[17][i, 0] = ax  # (an early tick's cluster ball still holds the rest of its last tick: early_tick)
         Q[17][i, 1] = ay
     if B[7][i] != CLUSTER:
@@ -223,7 +223,7 @@ def _join(B, Q, i, t, h, gx, gy, by):
         set_free(B, i, gx, gy, 0.0)
         B[7][i] = CLUSTER
     else:
-        give_back(B, i)
+        _give_back(B, i)
     vel[i, 0] += ax * h
     vel[i, 1] += ay * h
     acc[i, 0] = 0.0
@@ -239,7 +239,7 @@ def _join(B, Q, i, t, h, gx, gy, by):
 
 
 @kernel
-def give_back(B, i):
+def _give_back(B, i):
     """Give cluster ball i the velocity rejoin held back since the last tick
     (sup_n, px/s): the tick's solve then shares it with its neighbours, as
     their masses say."""
@@ -582,7 +582,7 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
 
 @kernel
 def take_ahead(B, Q, i, t, dt, params):
-    """Cluster ball i (synced to t) is about to meet an event: take from its
+    """Cluster ball i is about to meet an event at t: sync it, and take from its
     velocity what it holds for the rest of its tick, so that the event
     meets the velocity it has at t. rejoin gives it back, or, where the ball
     stays free, its parabola takes gravity over that time.
@@ -602,9 +602,18 @@ def take_ahead(B, Q, i, t, dt, params):
     the tick, so momentum is off by up to m (ahead - g) h (about m |g| TICK
     for a ball its neighbours held up) - a discretisation error of the
     tick, where the energy error it replaces was the impact's."""
+    sync(B, i, t)
     h = until_next_tick(t, dt, params)
     B[1][i, 0] -= Q[17][i, 0] * h
     B[1][i, 1] -= Q[17][i, 1] * h
+
+
+@kernel
+def let_go(B, Q, i, t, dt, params):
+    """Cluster ball i leaves its cluster at t with what it has then: its
+    velocity at t (take_ahead) and the push it held back (_give_back)."""
+    take_ahead(B, Q, i, t, dt, params)
+    _give_back(B, i)
 
 
 @kernel
@@ -819,7 +828,7 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, in_cluster):
         B[11][i, 1] = 0.0
         Q[17][i, 0], Q[17][i, 1] = gravity_on(B, i, params[P_GX], params[P_GY])
     if h <= 0.0 or Q[12][i] == t:
-        give_back(B, i)
+        _give_back(B, i)
         return STRUCK
     ux, uy = vel[i, 0], vel[i, 1]  # (what the event left)
     vx, vy = ux + Q[17][i, 0] * h, uy + Q[17][i, 1] * h
@@ -872,7 +881,7 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, in_cluster):
     if result != REJOINED:
         vel[i, 0] = ux
         vel[i, 1] = uy
-        give_back(B, i)
+        _give_back(B, i)
         return result
     # it holds back what it presses into its neighbours, but none of the
     # kick (or what it holds for the rest of the tick) that they block:

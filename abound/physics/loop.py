@@ -23,7 +23,7 @@ from .rest import ASLEEP_STUCK, collapse
 from .resolve import resolve_pair, resolve_wall
 from .contact_log import contact_log, log_contact
 from .clusters import (
-    REJOINED, cluster_scratch, clusters_wanted, early_tick, give_back, push_tick, rejoin, take_ahead, tick, ticks_per_part,
+    REJOINED, cluster_scratch, clusters_wanted, early_tick, let_go, push_tick, rejoin, take_ahead, tick, ticks_per_part,
 )
 from .strips import gather, scatter, spatial_order
 from .settle import clamp_ball_into_box
@@ -251,8 +251,7 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
         if over >= 0:
             sync(B, over, t)
             if mode[over] == CLUSTER:  # (it waits with what it has now: the next tick lists it anew)
-                take_ahead(B, Q, over, t, dt, params)
-                give_back(B, over)
+                let_go(B, Q, over, t, dt, params)
             wait_for_tick(B, over, seed, stats, own)
             todo[0] = over
             ntodo = 1
@@ -262,10 +261,8 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
             # the event meets a cluster ball (only free ones meet one:
             # clusters.py) with the velocity it has now
             if held_a:
-                sync(B, a, t)
                 take_ahead(B, Q, a, t, dt, params)
             if held_b:
-                sync(B, b, t)
                 take_ahead(B, Q, b, t, dt, params)
             rapid_a = t - tlast[a] < TC_TIME
             rapid_b = kind == EV_BALL and t - tlast[b] < TC_TIME
@@ -339,8 +336,7 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
                         # velocity it has now (as above) and the push it held back
                         for y in (x, partner):
                             if y >= 0 and mode[y] == CLUSTER:
-                                take_ahead(B, Q, y, t, dt, params)
-                                give_back(B, y)
+                                let_go(B, Q, y, t, dt, params)
                     slept = collapse(B, W, G, x, partner, gx, gy, rest_speed, normals, cand, seed)
                     if len(seed) > 0:  # (in a step that runs clusters: hold both in)
                         for y in (x, partner):
