@@ -519,7 +519,12 @@ class Simulation:
 
     def remove_ball(self, i):
         """Remove ball i; the last ball takes index i."""
-        self._world.remove_ball(self._ball_index(i))
+        i = self._ball_index(i)
+        if self._seen is not None and len(self._seen[0]) == self._world.n:
+            # (the world moves the last ball into i: so does what the last step left)
+            self._seen = tuple(np.concatenate([a[:i], a[-1:], a[i + 1:-1]]) if i < len(a) - 1 else a[:-1]
+                               for a in self._seen)
+        self._world.remove_ball(i)
         self._world.wake_all(self._gravity)
 
     def set_pinned(self, i, pinned=True):
@@ -597,11 +602,19 @@ class Simulation:
         self._dirty = True
         # written from outside (positions, velocities are live arrays): a NaN or
         # an infinity went into the fast engine as NaN everywhere, into the
-        # reference one as an exception from deep inside
-        for name, a in (("position", self._world.pos[:n]), ("velocity", self._world.vel[:n])):
-            if not _within_limit(a):
-                with np.errstate(invalid="ignore"):
-                    i = int(np.flatnonzero(~np.all(np.abs(a) <= MAX_MAGNITUDE, axis=1))[0])
+        # reference one as an exception from deep inside. Only what was written
+        # since the last step is held to the limit: the engine's own values may
+        # pass it (a ball thrown down at 1e9 px/s falls faster), and an edit of
+        # another ball made every later step fail, naming a value nobody wrote
+        for k, (name, a) in enumerate((("position", self._world.pos[:n]), ("velocity", self._world.vel[:n]))):
+            written = np.ones(n, dtype=bool)
+            if self._seen is not None:
+                m = min(n, len(self._seen[k]))
+                written[:m] = ~np.all(self._seen[k][:m] == a[:m], axis=1)
+            with np.errstate(invalid="ignore"):
+                bad = ~np.all(np.isfinite(a), axis=1) | (written & ~np.all(np.abs(a) <= MAX_MAGNITUDE, axis=1))
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
                 raise SceneError(f"ball {i}'s {name} must be finite numbers at most {MAX_MAGNITUDE:g} "
                                  f"in size, not ({float(a[i, 0])!r}, {float(a[i, 1])!r})")
         # a pinned ball does not move: a velocity written into it had been kept, shown, and

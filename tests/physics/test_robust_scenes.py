@@ -818,6 +818,38 @@ def test_a_non_finite_or_huge_number_written_into_the_state_is_refused_by_the_ne
     assert np.all(np.isfinite(sim.positions)) and np.all(np.isfinite(sim.velocities))
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("edit", ["move another ball", "add a ball", "remove another ball", "pin another ball"])
+def test_a_speed_the_engine_made_past_the_limit_does_not_stop_the_next_edits_step(backend, edit):
+    # a ball thrown down at 1e9 px/s (the limit for what a user writes)
+    # falls faster after a step: |vy| = 1e9 + g dt. Any edit after that
+    # (another ball moved, added, removed, pinned: what the demo's keys, a
+    # click and a window resize do) made every later step refuse ball 0's
+    # velocity, which nobody wrote; a new user's demo and its replay ended so
+    sim = _sim(backend, width=800.0, height=600.0)
+    sim.add_ball(400.0, 300.0, vy=-1e9, radius=5.0)
+    for i in range(3):
+        sim.add_ball(100.0 + 60.0 * i, 300.0, radius=5.0)
+    sim.step(DT)
+    assert np.max(np.abs(sim.velocities)) > 1e9  # (the premise: the engine went past it)
+    if edit == "move another ball":
+        sim.positions[1] = (120.0, 320.0)
+    elif edit == "add a ball":
+        sim.add_ball(600.0, 300.0, radius=5.0)
+    elif edit == "remove another ball":
+        sim.remove_ball(1)
+    else:
+        sim.set_pinned(2)
+    n = len(sim)
+    for _ in range(3):
+        StepChecker(sim).step(DT)
+    assert len(sim) == n and np.all(np.isfinite(sim.positions)) and np.all(np.isfinite(sim.velocities))
+    # and what a user writes past it is still refused, naming the ball
+    sim.velocities[n - 1] = (2e9, 0.0)
+    with pytest.raises(SceneError, match=f"ball {n - 1}'s velocity"):
+        sim.step(DT)
+
+
 @pytest.mark.parametrize("bad", [math.nan, -0.5, 1.5, math.inf])
 def test_a_color_written_outside_0_to_1_is_refused_by_the_next_step(bad):
     # colors is a live view as well: a NaN written in stayed in the state and
