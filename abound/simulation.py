@@ -864,6 +864,8 @@ def _checked_hole(x, y, strength, softening, horizon, swallow, name):
     pulls with 2e9)."""
     from abound.attractors import BlackHole
     x, y = _vec2((x, y), f"{name} position")
+    if _flag(swallow, f"{name} swallow") and not horizon > 0:  # (as a scene file's [[black_hole]])
+        raise SceneError(f"{name}: swallow=True needs a horizon > 0 (px): with none, no ball is ever swallowed")
     return BlackHole(float(x), float(y), _positive(strength, f"{name} strength"),
                      _limited(_nonnegative(softening, f"{name} softening"), f"{name} softening"),
                      _limited(_nonnegative(horizon, f"{name} horizon"), f"{name} horizon"),

@@ -644,6 +644,20 @@ def test_a_black_hole_edited_into_nonsense_is_refused_by_the_next_step():
         sim.step()
 
 
+def test_a_swallowing_black_hole_without_a_horizon_is_refused_as_a_scene_file_refuses_it():
+    # a scene file's [[black_hole]] refuses swallow = true with no horizon (no
+    # ball could ever cross it); add_black_hole took it and did nothing, silently
+    from abound import SceneError
+    sim = Simulation(400, 400, backend="reference")
+    with pytest.raises(SceneError, match="swallow=True needs a horizon > 0"):
+        sim.add_black_hole(200.0, 200.0, 4e7, swallow=True)
+    assert sim.black_holes == []
+    sim.add_black_hole(200.0, 200.0, 4e7, horizon=5.0, swallow=True)
+    sim.black_holes[0].horizon = 0.0  # (edited into it: the next step refuses it)
+    with pytest.raises(SceneError, match=r"black_holes\[0\]: swallow=True needs a horizon > 0"):
+        sim.step()
+
+
 @pytest.mark.parametrize("x, y, r", [(-50.0, 100.0, 10.0), (395.0, 200.0, 10.0), (200.0, 200.0, 201.0),
                                      (200.0, 9.0, 10.0)], ids=["left-of-the-box", "through-the-right-side",
                                                                "wider-than-the-box", "through-the-floor"])
