@@ -89,7 +89,7 @@ def resolve_source(source):
             path = resources.default_scene_path()
         except FileNotFoundError as exc:
             raise SceneError(f"<default scene>: {exc}") from None
-        return read_scene(path, name=path.name), str(path)
+        return read_scene(path, name=path.name), "default"  # (named as the shipped scene it is, not by where it is installed)
     if isinstance(source, dict):
         return source, "<scene>"
     if isinstance(source, (str, os.PathLike)):

@@ -254,6 +254,15 @@ def test_size_override():
         build_simulation(None, size=(640, 480), balls=40, backend="reference")
 
 
+def test_the_default_scenes_errors_name_it_default_not_where_it_is_installed():
+    # a new user's `abound bench --balls 300000` named
+    # .../site-packages/abound/configs/default.toml, where `from_config("default")` says default
+    for source in (None, "default"):
+        with pytest.raises(abound.SceneError) as caught:
+            build_simulation(source, balls=300000, backend="reference")
+        assert str(caught.value).startswith("default: balls override: "), str(caught.value)
+
+
 def test_scene_without_spawn_rejects_balls_override():
     with pytest.raises(abound.SceneError, match="no \\[\\[spawn\\]\\] groups"):
         build_simulation("drop", balls=10)
