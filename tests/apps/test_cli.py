@@ -85,6 +85,13 @@ def test_check_refuses_a_backend_this_machine_lacks(tmp_path, monkeypatch, capsy
     path = tmp_path / "pymunk.toml"
     path.write_text(GOOD + '[physics]\nbackend = "pymunk"\n')
     monkeypatch.setitem(sys.modules, "pymunk", None)
+    # and as in a process that has not loaded the pymunk backend yet: a test run earlier in this
+    # process may have (backends.get keeps it, Python the modules that import pymunk)
+    import abound.compare
+    monkeypatch.delitem(backends._loaded, "pymunk", raising=False)
+    for name in ("pymunk_backend", "pymunk_world"):
+        monkeypatch.delitem(sys.modules, f"abound.compare.{name}", raising=False)
+        monkeypatch.delattr(abound.compare, name, raising=False)
     assert main(["check", str(path)]) == 2
     line = _one_line_error(capsys.readouterr().err)
     assert str(path) in line and "backend 'pymunk' is not available" in line
