@@ -522,8 +522,7 @@ class Simulation:
         i = self._ball_index(i)
         if self._seen is not None and len(self._seen[0]) == self._world.n:
             # (the world moves the last ball into i: so does what the last step left)
-            self._seen = tuple(np.concatenate([a[:i], a[-1:], a[i + 1:-1]]) if i < len(a) - 1 else a[:-1]
-                               for a in self._seen)
+            self._seen = tuple(_last_into(a, i) for a in self._seen)
         self._world.remove_ball(i)
         self._world.wake_all(self._gravity)
 
@@ -864,12 +863,13 @@ def _checked_hole(x, y, strength, softening, horizon, swallow, name):
     pulls with 2e9)."""
     from abound.attractors import BlackHole
     x, y = _vec2((x, y), f"{name} position")
-    if _flag(swallow, f"{name} swallow") and not horizon > 0:  # (as a scene file's [[black_hole]])
-        raise SceneError(f"{name}: swallow=True needs a horizon > 0 (px): with none, no ball is ever swallowed")
-    return BlackHole(float(x), float(y), _positive(strength, f"{name} strength"),
+    hole = BlackHole(float(x), float(y), _positive(strength, f"{name} strength"),
                      _limited(_nonnegative(softening, f"{name} softening"), f"{name} softening"),
                      _limited(_nonnegative(horizon, f"{name} horizon"), f"{name} horizon"),
                      _flag(swallow, f"{name} swallow"))
+    if hole.swallow and hole.horizon == 0.0:  # (as a scene file's [[black_hole]])
+        raise SceneError(f"{name}: swallow=True needs a horizon > 0 (px): with none, no ball is ever swallowed")
+    return hole
 
 
 def _check_size(width, height):
@@ -935,6 +935,14 @@ def _limited(v, name):
     if not _within_limit(np.asarray(v)):
         raise SceneError(f"{name} must be at most {MAX_MAGNITUDE:g} in size, not {v!r}")
     return v
+
+
+def _last_into(a, i):
+    """a without its last row, which takes row i's place (as World.remove_ball moves a ball)."""
+    b = a[:-1].copy()
+    if i < len(b):
+        b[i] = a[-1]
+    return b
 
 
 def _within_limit(a):
