@@ -235,15 +235,30 @@ def collapse(B, W, G, i, partner, gx, gy, rest_speed, normals, cand, seed):
     # contacts that hold it against gravity, as try_sleep does, kept piles
     # from falling asleep: tests/physics/test_physics_settle.py)
     k, fixtures = fixed_contacts(B, W, G, i, normals, cand, SLEEP_TOUCH) if slow else (0, 0)
+    bx, by = gravity_on(B, i, gx, gy)
+    if k > 0 and (bx != 0.0 or by != 0.0) and not _under(normals, k, bx, by):
+        k = 0  # (only things beside or above it: a box's side bore a ball asleep on it for ever)
     if k > 0:
         fall_asleep(B, i)
-        bx, by = gravity_on(B, i, gx, gy)
         if fixtures > 0 and (bx != 0.0 or by != 0.0) and not held(normals, k, bx, by):
             return ASLEEP_STUCK
         return ASLEEP_ANYWHERE
     mode[i] = FROZEN
     count[i] += 1
     return NOT_ASLEEP
+
+
+@kernel
+def _under(normals, k, bx, by):
+    """Whether any of k contact normals (pointing into the ball) pushes it at
+    all against what it falls with (bx, by): something lies under it. A
+    vertical wall's does not, nor a ceiling's: a ball stopped against one
+    alone (its partner in a rattle moving off) hung there asleep, with
+    nothing under it, until something struck it."""
+    for q in range(k):
+        if normals[q, 0] * bx + normals[q, 1] * by < 0.0:
+            return True
+    return False
 
 
 @kernel
