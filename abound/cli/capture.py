@@ -80,6 +80,9 @@ def _remove_partial(path):
 def run(args):
     from abound.capture import FrameCapture, stepped_frames
     from abound.render.style import RenderError
+    from abound import Simulation
+    # the scene first: a mistyped scene name is the error to hear, not the output not yet given
+    sim = None if args.replay else Simulation.from_config(args.scene, seed=args.seed, balls=args.balls)
     if not (args.out or args.gif or args.mp4 or args.wav):
         outputs = "--out DIR, --gif FILE and/or --mp4 FILE" if args.replay else (  # (--wav takes no --replay)
             "--out DIR, --gif FILE, --mp4 FILE and/or --wav FILE")
@@ -103,8 +106,6 @@ def run(args):
         return 2
     if args.replay:
         return _run_replay(args)
-    from abound import Simulation
-    sim = Simulation.from_config(args.scene, seed=args.seed, balls=args.balls)
     args.frames = args.frames or 60
     args.size = args.size or (640, 480)
     fps = 1.0 / (sim.dt * args.every)

@@ -227,6 +227,8 @@ COMMAND_LINES = [
     (["capture", GOOD_SCENE, "--frames", "2"], "say where the frames go: --out DIR, --gif FILE, --mp4 FILE and/or --wav FILE"),
     # (--replay takes no --wav: it had been suggested all the same, a demo trial)
     (["capture", "--replay", "run.jsonl"], "say where the frames go: --out DIR, --gif FILE and/or --mp4 FILE"),
+    # a mistyped scene is named before the output not yet given (a new user heard of --out first)
+    (["capture", "nonexist.toml"], "nonexist.toml: no such file"),
     # an empty name (an unset shell variable: --record "$LOG") had been taken as no output at all
     (["demo", "--headless", "--frames", "2", "--record", ""], "argument --record: an empty name"),
     (["demo", "--headless", "--frames", "2", "--video", ""], "argument --video: an empty name"),
