@@ -63,7 +63,10 @@ class StepStats:
 
 
 def _rgba(color):
-    """A colour given as '#rrggbb', '#rrggbbaa', (r, g, b[, a]) in 0..1 or 0..255."""
+    """A colour given as '#rrggbb', '#rrggbbaa' or (r, g, b[, a]) in 0..1: [r, g, b, a] in 0..1.
+
+    Numbers only in 0..1: a guess at 0..255 from their size (any above 1) had
+    read (2, 0, 0) as a near-black and (1, 1, 1) as white."""
     if color is None:
         return None
     if isinstance(color, str):
@@ -73,17 +76,19 @@ def _rgba(color):
         vals = [int(s[k:k + 2], 16) / 255.0 for k in range(0, len(s), 2)]
     else:
         try:
-            vals = [float(c) for c in color]
-        except (TypeError, ValueError):
+            parts = list(color)
+        except TypeError:
+            parts = None
+        if parts is None or any(isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, float, np.integer, np.floating))
+                                for c in parts):
             raise SceneError(f"colour {color!r} is not '#rrggbb', '#rrggbbaa' or 3 or 4 numbers") from None
-        if len(vals) not in (3, 4):
+        if len(parts) not in (3, 4):
             raise SceneError(f"colour {color!r} needs 3 or 4 components")
-        if any(v > 1.0 for v in vals):
-            vals = [v / 255.0 for v in vals]
+        vals = [float(c) for c in parts]
     if len(vals) == 3:
         vals.append(1.0)
     if not all(0.0 <= v <= 1.0 for v in vals):
-        raise SceneError(f"colour {color!r} has components outside 0..1 (or 0..255)")
+        raise SceneError(f"colour {color!r} has components outside 0..1 (for 0..255, write '#rrggbb')")
     return vals
 
 

@@ -590,6 +590,11 @@ def test_masses_the_engine_cannot_divide_by_are_refused(kw):
     (lambda s: s.add_balls([(100.0, 100.0)], density=0.0), "ball density must be a positive number"),
     (lambda s: s.add_balls([(100.0, 100.0)], mass=2.0, density="x"), "ball density"),
     (lambda s: s.add_balls([(100.0, 100.0)], mass=2.0, density=float("nan")), "ball density must be a positive"),
+    # found by a new-user trial: numbers above 1 were read as 0..255, so (2, 0, 0) was a near-black
+    (lambda s: s.add_ball(100.0, 100.0, color=(2.0, 0.0, 0.0)), r"outside 0\.\.1"),
+    (lambda s: s.add_ball(100.0, 100.0, color=(255, 0, 0)), r"outside 0\.\.1"),
+    (lambda s: s.add_ball(100.0, 100.0, color=("1", "0", "0")), "3 or 4 numbers"),  # text, as elsewhere
+    (lambda s: s.add_ball(100.0, 100.0, color=(True, False, False)), "3 or 4 numbers"),
 ], ids=["speed-1e300", "position-2e9", "colour-5", "position-text", "pinned-text", "velocity-text", "gravity-1e300",
         "step-text", "step-true", "restitution-true", "mass-text", "width-true", "friction-with-gravity",
         "clusters-text", "speed-true", "wall-text", "wall-true", "wall-1e12", "height-1e10", "resize-1e12",
@@ -598,7 +603,8 @@ def test_masses_the_engine_cannot_divide_by_are_refused(kw):
         "positions-3", "velocities-2x3", "radii-2x1", "step-1e12", "dt-1e12", "init-dt-1e12",
         "set-positions-one-pair", "set-velocities-5-for-0", "set-positions-text", "set-positions-strings",
         "set-velocities-bools", "positions-ragged", "mass-1e300", "mass-1e-300", "time-nan", "time-text",
-        "density-0", "density-text-with-mass", "density-nan-with-mass"])
+        "density-0", "density-text-with-mass", "density-nan-with-mass",
+        "colour-2-0-0", "colour-255", "colour-text", "colour-bools"])
 def test_what_a_scene_file_may_not_hold_the_api_refuses_too(call, word):
     # a scene file's numbers are at most 1e9 in size, its colours colours and
     # its switches true or false; the same values handed to the API were
