@@ -36,6 +36,8 @@ import time
 import numpy as np
 
 MESSAGE = "compiling the fast engine (first run only)"
+# what a run that ends while the child compiles says: numba caches each function as it is compiled
+CUT_SHORT = "what was compiled is kept and the next run goes on with the rest"
 _compiled = False  # a Warmup of this process has the fast engine ready
 SLOW_STEP = 0.25         # s: a reference step slower than this waits for the fast engine
 FIRST_STEP_BALLS = 5000  # more balls: not even one reference step is tried (a hot gas of 10,000 takes ~2 s)
@@ -272,6 +274,10 @@ def stop_all(timeout=2.0):
             proc.kill()
         except OSError:
             pass
+    for warm in list(_warmups):  # (a short first run: "first run only" would be heard again, unexplained)
+        if warm.stream is not None and warm.process in _children:
+            print(f"abound: the run ended before the fast engine was compiled; {CUT_SHORT}", file=warm.stream,
+                  flush=True)
     t_end = time.monotonic() + timeout
     for warm in list(_warmups):
         warm._thread.join(max(0.0, t_end - time.monotonic()))
