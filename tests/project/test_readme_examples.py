@@ -34,8 +34,8 @@ FRAMES = "4"  # frames each example runs for
 NOT_RUN = {
     "pip install .": "installs abound (tests/project/test_packaging.py::test_installed_wheel_finds_its_data "
                      "builds and installs the wheel)",
-    "python -m pytest -q -n 2": "the test suite itself (tests/project/test_packaging.py::"
-                           "test_ci_runs_exactly_the_readme_test_command)",
+    "python -m pytest -q -n 2 --dist loadgroup": "the test suite itself (tests/project/test_packaging.py::"
+                                             "test_ci_runs_exactly_the_readme_test_command)",
     "swayidle": "a Wayland idle daemon's command line (tests/apps/test_saver_wayland.py runs its two "
                 "commands as swayidle would, with sh -c)",
 }
