@@ -269,13 +269,14 @@ def stop_all(timeout=2.0):
     the warm-up threads, which then only finish loading from the cache or give up. A process
     that exits while a thread runs numba's LLVM code crashes in LLVM's destructors."""
     _exiting.set()
-    for proc in list(_children):
+    cut = [proc for proc in _children if proc.poll() is None]  # (before the kill: their threads then forget them)
+    for proc in cut:
         try:
             proc.kill()
         except OSError:
             pass
     for warm in list(_warmups):  # (a short first run: "first run only" would be heard again, unexplained)
-        if warm.stream is not None and warm.process in _children:
+        if warm.stream is not None and warm.process in cut:
             print(f"abound: the run ended before the fast engine was compiled; {CUT_SHORT}", file=warm.stream,
                   flush=True)
     t_end = time.monotonic() + timeout

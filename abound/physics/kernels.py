@@ -88,7 +88,6 @@ def pair_toi(dx, dy, dvx, dvy, dax, day, R, touch, h, method):
     dist = math.sqrt(d2)
     if dist == 0.0:
         return INF, False  # coincident centres: settle_overlaps separates them
-    contact = R  # (the distance they touch at, however deep they are now)
     if dist < R:
         # Already overlapping (by round-off, or pushed by a fallback): the
         # contact is at the present distance, so that a pair moving apart now
@@ -110,7 +109,7 @@ def pair_toi(dx, dy, dvx, dvy, dax, day, R, touch, h, method):
             # took a pair of the shrunk hot gas 1e-15 r past it); its response
             # leaves a residue of the velocities' round-off, which takes ages
             # to sink another half
-            R = min(R, contact) - 0.5 * touch
+            R -= 0.5 * touch
             return pair_toi_linear(dx, dy, dvx, dvy, R, dist - R, dist, h), False
         # second derivative of the distance: pressing if negative. Pressed
         # together and parting too slowly to open a gap of touch before they
