@@ -15,6 +15,15 @@ def read_user_file(path, name, kind, error=SceneError, max_bytes=None):
     """The bytes of a file the user named, or ``error`` with one line saying why
     not: no such file, a directory, not a regular file (a pipe would wait for
     a writer), larger than max_bytes, or unreadable."""
+    return _user_file(path, name, kind, error, max_bytes, read=True)
+
+
+def check_user_file(path, name, kind, error=SceneError, max_bytes=None):
+    """As read_user_file, without reading it: opened and closed (unreadable: error)."""
+    _user_file(path, name, kind, error, max_bytes, read=False)
+
+
+def _user_file(path, name, kind, error, max_bytes, read):
     try:
         info = os.stat(path)  # before opening: opening a pipe would block
         if stat.S_ISDIR(info.st_mode):
@@ -25,7 +34,7 @@ def read_user_file(path, name, kind, error=SceneError, max_bytes=None):
             raise error(f"{name}: {info.st_size / 2**20:.0f} MB is too large for a {kind} "
                         f"(at most {max_bytes >> 20} MB)")
         with open(path, "rb") as f:
-            return f.read()
+            return f.read() if read else None
     except FileNotFoundError:
         raise error(f"{name}: no such file") from None
     except IsADirectoryError:

@@ -81,7 +81,16 @@ def run(args):
     from abound.capture import FrameCapture, stepped_frames
     from abound.render.style import RenderError
     from abound import Simulation
-    # the scene first: a mistyped scene name is the error to hear, not the output not yet given
+    # the input first: a mistyped scene or log name is the error to hear, not the output not yet given
+    # (the log is read after the outputs are checked: only whether it is there to read, now)
+    if args.replay:
+        from abound.errors import check_user_file
+        from abound.replay import MAX_LOG_BYTES, ReplayError
+        try:
+            check_user_file(args.replay, args.replay, "replay log", ReplayError, MAX_LOG_BYTES)
+        except ReplayError as exc:
+            print(f"abound: error: {exc}", file=sys.stderr)
+            return 2
     sim = None if args.replay else Simulation.from_config(args.scene, seed=args.seed, balls=args.balls)
     if not (args.out or args.gif or args.mp4 or args.wav):
         outputs = "--out DIR, --gif FILE and/or --mp4 FILE" if args.replay else (  # (--wav takes no --replay)

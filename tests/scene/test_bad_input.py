@@ -226,9 +226,10 @@ COMMAND_LINES = [
     (["capture", GOOD_SCENE, "--balls", "0", "--out", "frames"], "argument --balls: must be >= 1, not 0"),
     (["capture", GOOD_SCENE, "--frames", "2"], "say where the frames go: --out DIR, --gif FILE, --mp4 FILE and/or --wav FILE"),
     # (--replay takes no --wav: it had been suggested all the same, a demo trial)
-    (["capture", "--replay", "run.jsonl"], "say where the frames go: --out DIR, --gif FILE and/or --mp4 FILE"),
-    # a mistyped scene is named before the output not yet given (a new user heard of --out first)
+    (["capture", "--replay", "../recorded.jsonl"], "say where the frames go: --out DIR, --gif FILE and/or --mp4 FILE"),
+    # a mistyped scene or log is named before the output not yet given (a new user heard of --out first)
     (["capture", "nonexist.toml"], "nonexist.toml: no such file"),
+    (["capture", "--replay", "nothing.jsonl"], "nothing.jsonl: no such file"),
     # an empty name (an unset shell variable: --record "$LOG") had been taken as no output at all
     (["demo", "--headless", "--frames", "2", "--record", ""], "argument --record: an empty name"),
     (["demo", "--headless", "--frames", "2", "--video", ""], "argument --video: an empty name"),
@@ -245,9 +246,22 @@ COMMAND_LINES = [
 ]
 
 
+def _record(path):
+    """A whole replay log of two frames of drop.toml at path, as the demo's --record writes one."""
+    from abound import Simulation
+    from abound.replay import ReplayWriter
+    sim = Simulation.from_config(GOOD_SCENE, backend="reference")
+    writer = ReplayWriter(path, sim, (64, 48))
+    for k in range(2):
+        sim.step()
+        writer.frame(k + 1)
+    writer.close(sim, 2)
+
+
 @pytest.fixture(scope="module")
 def command_line_runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("command-lines")
+    _record(root / "recorded.jsonl")  # (beside the lines' folders: each folder must stay empty)
     jobs = []
     with ThreadPoolExecutor(max_workers=4) as pool:
         for k, (argv, _) in enumerate(COMMAND_LINES):
