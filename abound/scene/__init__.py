@@ -66,14 +66,20 @@ def fitted(scene, size):
     [[spawn]] group that fills the whole box fills the new one, its count scaled by
     the ratio of the boxes' areas (at least one), so that the balls keep their
     density: the 10,000 balls of hot_gas's 1920x1080 would not fit in 800x600, and
-    squeezed in there a step took seconds. Other groups are kept as they are. Build
-    it with ``Simulation.from_config(fitted(scene, size), size=size)``."""
+    squeezed in there a step took seconds. Other groups are kept as they are. A
+    black hole keeps its place in the box as a share of its width and height (the
+    shipped one, in the middle of 1280x720, stayed at (640, 360): in the corner of
+    a 640x360 window, every ball streaming there). Build it with
+    ``Simulation.from_config(fitted(scene, size), size=size)``."""
     scene = copy.deepcopy(scene)
     world = scene.get("world", {})
     width, height = world.get("width"), world.get("height")
     if width is None or height is None:  # (not a normalized scene: a dict set by hand)
         return scene
     ratio = float(size[0]) * float(size[1]) / (float(width) * float(height))
+    for hole in scene.get("black_holes", []):
+        hole["x"] = hole["x"] * float(size[0]) / float(width)
+        hole["y"] = hole["y"] * float(size[1]) / float(height)
     for group in scene.get("spawn", []):
         if group.get("region") in (None, [0.0, 0.0, width, height]):
             group["region"] = None  # (the new box's whole)

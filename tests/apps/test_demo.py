@@ -332,6 +332,22 @@ def test_demo_of_random_balls_at_a_smaller_size_keeps_their_density(tmp_path):
     assert len(Simulation.from_config(json.loads(log.read_text().splitlines()[0])["scene"])) == 500
 
 
+@pytest.mark.parametrize("size", [(640, 360), (1920, 1080), (300, 500)])
+def test_a_black_hole_keeps_its_place_in_a_box_that_follows_the_window(tmp_path, size):
+    # black_hole.toml: "a black hole in the middle" of 1280x720. Its box follows the window
+    # (random balls only), but the hole stayed at (640, 360): in a 640x360 window every ball
+    # streamed into the top right corner (a new user's trial). As a share of the box it stays
+    import json
+    from abound.cli import main
+    log = tmp_path / "hole.jsonl"
+    assert main(["demo", "black_hole", "--size", f"{size[0]}x{size[1]}", "--frames", "1", "--headless",
+                 "--record", str(log)]) == 0
+    sim = Simulation.from_config(json.loads(log.read_text().splitlines()[0])["scene"])
+    assert (sim.width, sim.height) == size
+    (hole,) = sim.black_holes
+    assert (hole.x, hole.y) == (size[0] * 640.0 / 1280.0, size[1] * 360.0 / 720.0)
+
+
 def test_a_size_the_scene_cannot_fill_is_blamed_on_the_size(capsys):
     # 'too many balls' with no word of --size: the count came from hot_gas's density
     # in an 8000x8000 window, which the user did not give as a number of balls
