@@ -385,6 +385,11 @@ def _pegs_apart(peg, ctx):
         side = 0.5 * dx if peg["stagger"] else 0.0
         if math.hypot(side, dy) < r2:
             raise ctx.error(f"pegs of radius {peg['radius']:g} in rows {dy:g} px apart overlap: dy must be larger")
+    if peg["rows"] > 2 and peg["stagger"] and 2.0 * dy < r2:
+        # every other row, staggered, stands straight above the one before it: 2 dy apart
+        # (dy = 0 put rows 0 and 2 on the same points, and check said ok)
+        raise ctx.error(f"pegs of radius {peg['radius']:g} in every other row, {2.0 * dy:g} px apart, overlap: "
+                        f"dy must be at least {0.5 * r2:g}")
 
 
 def _first_overlap(sim, x, y, r, explicit_before):

@@ -159,7 +159,7 @@ color.doc = "colour"
 
 def palette(v, ctx, key):
     if not isinstance(v, list) or not v:
-        raise ctx.error(f"must be a non-empty list of colours '#rrggbb', not {_show(v)}", key)
+        raise ctx.error(f"must be a non-empty list of colours '#rrggbb' or '#rrggbbaa', not {_show(v)}", key)
     return [color(c, ctx, key) for c in v]
 
 
