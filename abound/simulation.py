@@ -79,8 +79,7 @@ def _rgba(color):
             parts = list(color)
         except TypeError:
             parts = None
-        if parts is None or any(isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, float, np.integer, np.floating))
-                                for c in parts):
+        if parts is None or not all(_is_number(c) for c in parts):
             raise SceneError(f"colour {color!r} is not '#rrggbb', '#rrggbbaa' or 3 or 4 numbers") from None
         if len(parts) not in (3, 4):
             raise SceneError(f"colour {color!r} needs 3 or 4 components")
@@ -976,10 +975,14 @@ def _read_only(a):
     return view
 
 
+def _is_number(v):
+    """Whether v is a number: not text, not True/False (float("0.25") and float(True) would take them)."""
+    return not isinstance(v, (bool, np.bool_)) and isinstance(v, (int, float, np.integer, np.floating))
+
+
 def _number(v, name):
-    """v as a float, if it is a number (not text, not True/False: float("0.25") and
-    float(True) would take them)."""
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+    """v as a float, if it is a number (_is_number)."""
+    if not _is_number(v):
         raise SceneError(f"{name} must be a number, not {v!r}")
     return float(v)
 
