@@ -230,6 +230,7 @@ class Simulation:
     @rest_speed.setter
     def rest_speed(self, v):
         self._rest_speed = DEFAULT_REST_SPEED if v is None else _nonnegative(v, "rest_speed")
+        self._release_clusters()  # (rest speed 0: no contact lasts, no tick runs)
 
     @property
     def time(self):
@@ -281,6 +282,16 @@ class Simulation:
     @contact_clusters.setter
     def contact_clusters(self, on):
         self._contact_clusters = _flag(on, "contact_clusters")
+        self._release_clusters()
+
+    def _release_clusters(self):
+        """Set every contact cluster's balls free, with the velocity they held
+        back for the next tick, when a setting may have stopped the ticks: a
+        step that runs none has no room for them (the reference engine
+        raised IndexError, the fast one read past its arrays and went NaN)."""
+        w = self._world
+        if np.any(w.mode[:w.n] == CLUSTER):
+            w.wake_all(self._gravity)
 
     @property
     def gravity(self):

@@ -128,8 +128,13 @@ class World:
         self.count[i] += 1
 
     def wake_all(self, gravity):
-        """Every ball that is not pinned becomes free (gravity changed, box moved, state edited)."""
+        """Every ball that is not pinned becomes free (gravity changed, box moved, state edited),
+        a contact cluster's ball with the velocity it held back for the next tick (in sup_n:
+        clusters.py), which is its own: energy() counts it, and freed it would be lost."""
         n = self.n
+        held = self.mode[:n] == CLUSTER
+        self.vel[:n][held] += self.sup_n[:n][held]
+        self.sup_n[:n][held] = 0.0
         moving = self.mode[:n] != PINNED
         self.mode[:n][moving] = FREE
         self.acc[:n][moving] = gravity + self.field[:n][moving]

@@ -1028,3 +1028,35 @@ def test_overlapping_and_max_overlap_agree_on_two_pinned_balls():
     assert sim.overlapping().tolist() == [[2, 3]] and sim.max_overlap() > 0.0
     sim.step(1e-4)  # (the free pair is pushed apart)
     assert sim.overlapping().tolist() == [] and sim.max_overlap() == 0.0
+
+
+# --------------------------------------------------------------------------
+# contact clusters turned off while their balls are in them
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("setting", ["contact_clusters", "rest_speed"])
+def test_turning_the_clusters_off_mid_run_frees_their_balls(backend, setting):
+    # 120 balls thrown around a box with a peg and a slope; after 10 steps
+    # some lie in contact clusters. Setting contact_clusters = False (or a
+    # rest speed of 0, where no contact lasts) stops the ticks: the reference
+    # engine then raised IndexError from the clusters' empty scratch arrays,
+    # and the fast one read past them (the warm-up's scene went NaN). The
+    # setting sets them free with what they held back: the energy is that
+    # of the same state, and every promise holds from there on
+    rng = np.random.default_rng(0)
+    sim = _sim(backend, width=400.0, height=300.0, contact_clusters=True)
+    k = np.arange(120)
+    sim.add_balls(np.stack([12.0 + 31.0 * (k % 12), 12.0 + 24.0 * (k // 12)], 1), rng.normal(0.0, 300.0, (120, 2)),
+                  radius=rng.uniform(3.0, 8.0, 120), restitution=rng.uniform(0.3, 1.0, 120))
+    sim.add_ball(200.0, 150.0, radius=10.0, pinned=True)
+    sim.add_wall(20.0, 100.0, 380.0, 60.0)
+    for _ in range(10):
+        sim.step()
+    assert np.any(sim.modes == CLUSTER)
+    energy = sim.energy()
+    setattr(sim, setting, False if setting == "contact_clusters" else 0.0)
+    assert not np.any(sim.modes == CLUSTER)
+    assert sim.energy() == pytest.approx(energy, rel=1e-12)
+    checker = StepChecker(sim)
+    for _ in range(30):
+        checker.step()
