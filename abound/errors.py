@@ -86,8 +86,8 @@ class JamWarning(UserWarning):
     """Balls were stopped on a slope or a peg's side, where frictionless
     balls cannot rest: caught in a heap's rattle (an inelastic collapse), the
     rest model put them to sleep touching a segment or a peg that does not
-    hold them against gravity. Without contact_clusters that is how heaps
-    end, so funnels, ramps and peg boards jam; contact_clusters = True
-    solves such lasting contacts and the balls slide on. Said once per
+    hold them against gravity. With contact_clusters off that is how heaps
+    end, so funnels, ramps and peg boards jam; contact_clusters (on by
+    default) solves such lasting contacts and the balls slide on. Said once per
     Simulation (StepStats.stuck counts them); the ``abound`` commands print
     it as one line."""

@@ -39,9 +39,10 @@ Scenes (``configs/hot_gas.toml``, ``configs/pile.toml``, ``configs/galton.toml``
 - hourglass: the shipped hourglass, its own 2,000 grains pouring through the
   neck (contact clusters on), timed once whatever ``--sizes`` says.
 
-The Galton board and the hourglass step with contact clusters (their scenes
-turn them on): lasting contacts are solved at ticks, and the overlap bound
-the invariants line reads there is 1e-3 x radius, not 1e-6 (issue 23).
+The Galton board and the hourglass step with contact clusters (the default,
+which the gas's and the pile's scenes turn off): lasting contacts are solved
+at ticks, and the overlap bound the invariants line reads there is 1e-3 x
+radius, not 1e-6 (issue 23).
 
 Up to 10,000 balls the gas and the pile use the 1920x1080 box; above, the
 box is N/10,000 times as wide (same height), so the density and the height of

@@ -241,11 +241,12 @@ PHYSICS = {
     "dt": (number(positive=True, hi=1.0), 1.0 / 60.0, "s, the fixed physics step per frame", "`0.0166666667`"),
     "seed": (integer(lo=0), 1,
              "seed of the `[[spawn]]` groups without their own: group *k* (from 1) uses `seed + k - 1`"),
-    "contact_clusters": (boolean, False,
+    "contact_clusters": (boolean, True,
                          "solve lasting contacts between moving balls together (a funnel full of balls, a heap "
                          "on a slope: see [physics.md](physics.md#lasting-contacts-contact-clusters)), so "
-                         "frictionless balls pour instead of stopping where they rattle; `galton`, `rain` and "
-                         "`hourglass` turn it on"),
+                         "frictionless balls pour instead of stopping where they rattle; `false`: the exact "
+                         "events alone (energy never rises, steps may be split across cores), as `hot_gas` "
+                         "has it"),
 }
 BALL = {
     "x": (number(), REQUIRED, "px, centre; the whole ball must lie inside the box"),

@@ -111,7 +111,7 @@ def test_a_heap_stopped_on_a_ramp_is_said_in_one_line(tmp_path, capsys, clusters
     # checks that they lie where they cannot rest), and the command says so on
     # one line, once, with the key that lets them pour; with them, nothing is said
     path = tmp_path / "ramp.toml"
-    path.write_text(RAMP.format(clusters="contact_clusters = true" if clusters else ""))
+    path.write_text(RAMP.format(clusters=f"contact_clusters = {str(clusters).lower()}"))
     rc = main(["capture", str(path), "--frames", "2", "--every", "300", "--size", "160x90", "--out", str(tmp_path / "f")])
     assert rc == 0
     said = [line for line in capsys.readouterr().err.splitlines() if line.startswith("abound: warning:")]

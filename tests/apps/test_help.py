@@ -101,21 +101,25 @@ height = 300.0
 [physics]
 backend = "fast"
 seed = 2
+contact_clusters = {clusters}
 [[spawn]]
 count = 30
 radius = 6.0
 restitution = 0.5
 speed = [0.0, 100.0]
 """
-SCENES = {"budget": BUDGET_SCENE, "calm": CALM_SCENE, "heap": HEAP_SCENE}
+SCENES = {"budget": BUDGET_SCENE, "calm": CALM_SCENE, "heap": HEAP_SCENE.format(clusters="false"),
+          "clustered-heap": HEAP_SCENE.format(clusters="true")}
 
 
-@pytest.mark.parametrize("scene", ["budget", "calm", "heap"])
+@pytest.mark.parametrize("scene", list(SCENES))
 def test_bench_frozen_line_counts_the_frozen_balls_and_says_which(tmp_path, scene):
     """The bench's totals are the sums of StepStats.frozen, .collapsed and .stuck over the same frames: a
     pair crossing a 100 px box at 1e7 px/s passes the 256-event budget every step (frozen); one
-    calm ball is neither; in a forming heap rattles are stopped (collapsed), and frozen counts no
-    ball in a step of fewer than 257 events in all, where no ball can be over the budget."""
+    calm ball is neither; in a forming heap without contact clusters rattles are stopped (collapsed),
+    and frozen counts no ball in a step of fewer than 257 events in all, where no ball can be over the
+    budget; with them (the default), frozen also counts balls wedged among cluster balls, waiting for
+    the next tick, and the line says so."""
     from abound import Simulation
     source = tmp_path / f"{scene}.toml"
     source.write_text(SCENES[scene])
@@ -145,6 +149,8 @@ def test_bench_frozen_line_counts_the_frozen_balls_and_says_which(tmp_path, scen
     assert len(lines) == (1 if frozen else 0), text
     if frozen:
         assert "per-ball event budget" in lines[0] and "rattle" not in lines[0], lines[0]
+    if scene == "clustered-heap" and frozen_in_small_steps:  # (no budget stops: balls waiting for a tick)
+        assert "wedged among them" in lines[0], lines[0]
     rattles = [line for line in text.splitlines() if line.startswith("collapses:")]
     assert len(rattles) == (1 if collapsed else 0), text
     if collapsed:

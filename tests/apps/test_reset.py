@@ -25,7 +25,7 @@ def _scene_file(name):
         return tomllib.load(f)
 
 
-@pytest.mark.parametrize("name", ["galton", "pool_break"])
+@pytest.mark.parametrize("name", ["galton", "pool_break", "hot_gas"])
 def test_reset_keeps_the_scene_settings(name, monkeypatch):
     monkeypatch.setattr(split, "cores", lambda: 2)  # (the default would be 2 threads)
     scene = _scene_file(name)
@@ -35,7 +35,7 @@ def test_reset_keeps_the_scene_settings(name, monkeypatch):
     ctl.sim.threads = 2  # (changed after: reset goes back to the template's)
     ctl.apply({"do": "reset"})
     after = ctl.sim
-    assert after.contact_clusters == scene.get("physics", {}).get("contact_clusters", False)
+    assert after.contact_clusters == scene.get("physics", {}).get("contact_clusters", True)
     assert after.rolling_friction == scene["world"].get("rolling_friction", 0.0)
     assert after.threads == 1
     assert len(after) == len(sim)

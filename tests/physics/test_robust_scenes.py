@@ -16,7 +16,7 @@ from abound.errors import SceneError
 from abound.physics import loop  # (the budgets live in loop: patched there)
 from abound.physics.constants import CLUSTER
 from closed_form import BACKENDS, TOI_METHODS, contact_time, fold, free_flight, plane_contact_time
-from invariants import RESTING, StepChecker, energy_scale, event_budget, overlaps, ROUND_OFF
+from invariants import RESTING, StepChecker, energy_scale, event_budget, hover_band, overlaps, ROUND_OFF
 
 DT = 1.0 / 60.0
 
@@ -490,7 +490,8 @@ def test_two_thousand_ball_pile_for_a_minute():
         "walls": [{"x0": 100, "y0": 300, "x1": 350, "y1": 220}],
     })
     n = len(sim)
-    e = sim.energy()
+    e = lowest = sim.energy()
+    band = hover_band(sim)  # (contact clusters, the default: how high a heap's solve may leave it)
     last = sim.positions.copy()
     still = 0
     for k in range(1, 3601):
@@ -501,8 +502,8 @@ def test_two_thousand_ball_pile_for_a_minute():
         r = sim.radii[:, None]
         assert np.all((pos >= r) & (pos <= [800.0, 600.0] - r)), k
         e1 = sim.energy()
-        assert e1 <= e + ROUND_OFF * energy_scale(sim), k
-        e = e1
+        assert e1 <= max(e, lowest + band) + ROUND_OFF * energy_scale(sim), k
+        e, lowest = e1, min(lowest, e1)
         if np.array_equal(pos, last):
             still += 1
             continue
@@ -797,7 +798,8 @@ def test_step_stopped_by_the_total_budget_leaves_no_overlap(seed):
     # another had since arrived (overlaps up to 0.6 radius); and it reported
     # one event more than the budget.
     rng = np.random.default_rng(seed)
-    sim = _sim("reference", width=200.0, height=200.0, gravity=(0.0, -980.0 * (seed % 2)))
+    # (the events' budget: contact clusters' ticks, which count their own work, off)
+    sim = _sim("reference", width=200.0, height=200.0, gravity=(0.0, -980.0 * (seed % 2)), contact_clusters=False)
     while len(sim) < 30:
         r = rng.uniform(3.0, 15.0)
         p = rng.uniform(r, 200.0 - r, 2)

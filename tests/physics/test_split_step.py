@@ -190,7 +190,7 @@ def test_halves_whose_far_paths_come_close_are_refused(monkeypatch):
     monkeypatch.setattr(split, "INNER", 0.1)
     monkeypatch.setattr(split, "OUTER", 0.1)
     monkeypatch.setattr(split, "FAST_SHARE", 0.0)
-    sim = Simulation(1000, 400, backend="fast")
+    sim = Simulation(1000, 400, backend="fast", contact_clusters=False)  # (a step with ticks is never split)
     sim.add_ball(500.0, 380.0, radius=2.0)  # the median: the cut lies on it
     sim.add_ball(493.0, 100.0, vx=600.0, radius=2.0)  # sweeps 10 px right in a step
     sim.add_ball(507.0, 300.0, vx=-600.0, radius=2.0)  # ... and 10 px left

@@ -93,7 +93,7 @@ def test_empty_scene_gets_every_default():
                           "restitution_mix": "product", "rest_speed": 10.0,
                           "rolling_friction": 0.0, "wall_restitution": 1.0, "density": 1.0}
     assert s["physics"] == {"backend": "reference", "ball_toi": "analytic",
-                            "dt": pytest.approx(1 / 60), "seed": 1, "contact_clusters": False}
+                            "dt": pytest.approx(1 / 60), "seed": 1, "contact_clusters": True}
     assert s["render"] == {"background": "#101018", "color_mode": "palette", "shading": True,
                            "trails": 0.0, "wall_color": "#c0c0c0", "peg_color": "#909090",
                            "hud": False, "flash": False}
