@@ -114,6 +114,8 @@ def resolve_source(source):
             else:
                 if path.exists():
                     _say(f"abound: note: ./{name} is a directory, not a scene; using the shipped scene {name!r}")
+                elif name.endswith(".toml"):  # (named as a file: one the user may have meant here)
+                    _say(f"abound: note: no file {name} here; using the shipped scene {shipped.stem!r}")
                 path = shipped
         elif not os.path.lexists(path) and path.stem in resources.config_names():
             # (README's `abound check configs/galton.toml`, run outside the checkout)

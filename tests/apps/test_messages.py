@@ -101,6 +101,16 @@ def test_a_local_directory_does_not_shadow_a_shipped_scene(tmp_path, monkeypatch
     assert proc.stdout.startswith(f"{name}: ok")
 
 
+def test_a_file_name_that_is_no_file_here_says_it_takes_the_shipped_scene(tmp_path):
+    # a new user's `abound check drop.toml`, meaning a file of their own, got the
+    # shipped drop without a word; a bare name is how shipped scenes are asked for
+    proc = abound(["check", "drop.toml"], tmp_path)
+    assert proc.returncode == 0 and proc.stdout.startswith("drop.toml: ok"), proc.stderr
+    assert proc.stderr.strip() == "abound: note: no file drop.toml here; using the shipped scene 'drop'"
+    proc = abound(["check", "drop"], tmp_path)
+    assert proc.returncode == 0 and proc.stderr == ""
+
+
 def test_a_path_to_a_directory_is_still_a_directory(tmp_path):
     (tmp_path / "galton").mkdir()
     line = one_line_error(abound(["check", "./galton"], tmp_path))
