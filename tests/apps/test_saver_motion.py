@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from xwindows import Xvfb
+from xwindows import Xvfb, wait_for_window
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(shutil.which("Xvfb") is None or shutil.which("xdotool") is None,
@@ -35,8 +35,7 @@ def test_a_nudge_of_the_mouse_keeps_the_saver_and_a_move_ends_it(tmp_path, nudge
         xdotool("mousemove", "500", "500")
         saver = subprocess.Popen([sys.executable, "-m", "abound", "saver", "drop"], cwd=tmp_path, env=env,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", "abound"],
-                       env=env, check=True, timeout=120, capture_output=True)
+        wait_for_window(env, "abound", saver)
         time.sleep(2.0)  # past the settling (motion right after opening is ignored)
         assert saver.poll() is None, saver.communicate()
         if nudge:

@@ -52,6 +52,27 @@ class Xvfb:
         self.proc.wait(5)
 
 
+def wait_for_window(env, name, owner, timeout=120.0):
+    """The id of the first visible window whose name matches ``name`` (xdotool's
+    regex) on ``env``'s DISPLAY, waiting up to ``timeout`` s for ``owner`` (the
+    process that makes it) to map it. xdotool's own --sync wait exits 1 when a
+    window it looks at vanishes under it (a busy machine, a window made and
+    destroyed while it starts): such a look is taken again. An owner that
+    exits first is an error naming its stderr."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if owner.poll() is not None:
+            raise AssertionError(f"the process ended (status {owner.returncode}) before its window showed: "
+                                 f"{owner.communicate()[1]}")
+        found = subprocess.run(["xdotool", "search", "--onlyvisible", "--name", name], env=env,
+                               capture_output=True, text=True, timeout=60)
+        if found.returncode == 0 and found.stdout.split():
+            return int(found.stdout.split()[0])
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no visible window named {name!r} within {timeout:g} s: {found.stderr}")
+        time.sleep(0.2)
+
+
 class _XImage(ctypes.Structure):
     _fields_ = [("width", ctypes.c_int), ("height", ctypes.c_int), ("xoffset", ctypes.c_int),
                 ("format", ctypes.c_int), ("data", ctypes.c_void_p), ("byte_order", ctypes.c_int),
