@@ -287,11 +287,13 @@ class Simulation:
 
     def _release_clusters(self):
         """Set every contact cluster's balls free, with the velocity they held
-        back for the next tick, when a setting may have stopped the ticks: a
-        step that runs none has no room for them (the reference engine
-        raised IndexError, the fast one read past its arrays and went NaN)."""
+        back for the next tick, once a setting has stopped the ticks (the flag
+        off, or rest speed 0): a step that runs none has no room for them (the
+        reference engine raised IndexError, the fast one read past its arrays
+        and went NaN). A setting that leaves them running leaves the balls be."""
         w = self._world
-        if np.any(w.mode[:w.n] == CLUSTER):
+        # (the balls first: __init__ sets the two settings before both exist, with no ball yet)
+        if np.any(w.mode[:w.n] == CLUSTER) and (not self._contact_clusters or self._rest_speed <= 0.0):
             w.wake_all(self._gravity)
 
     @property

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from xwindows import Xvfb, grab_window, tools_missing
+from xwindows import Xvfb, grab_window, tools_missing, wait_for_window
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(bool(tools_missing()) or shutil.which("xdotool") is None,
@@ -53,7 +53,7 @@ def test_keys_pause_and_resume_the_pipelined_demo_in_a_real_window(tmp_path):
     demo = subprocess.Popen([sys.executable, "-m", "abound", "demo", str(tmp_path / "gas.toml")], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        win = int(xdotool(server.display, "search", "--sync", "--onlyvisible", "--name", "^abound$").split()[0])
+        win = wait_for_window(env, "^abound$", demo)
 
         def frame(after=0.0):
             time.sleep(after)

@@ -144,9 +144,8 @@ class StepChecker:
         energy = sim.energy()
         if before is not None:
             e0, scale = before
-            # (a cluster's hover: within one band of the lowest since the last edit)
-            hovers = energy <= self._lowest + hover_band(sim) + ROUND_OFF * scale
-            assert energy <= e0 + ROUND_OFF * scale or hovers, \
+            # (or a cluster's hover: within one band of the lowest since the last edit)
+            assert energy <= max(e0, self._lowest + hover_band(sim)) + ROUND_OFF * scale, \
                 f"energy rose from {e0!r} to {energy!r} (scale {scale:.3g}) in {where}"
         self._energy = energy, energy_scale(sim)
         self._lowest = min(self._lowest, energy)
