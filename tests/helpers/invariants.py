@@ -13,8 +13,8 @@ gravity, walls) with numpy, not taken from the engine's own measures:
   rises by more than round-off (every restitution is at most 1); with contact
   clusters (the default) a heap's solve may leave its balls hovering up to
   1e-3 r above their supports (docs/physics.md), so there it may stand above
-  the lowest it has reached by no more than every ball lifted by that much
-  (hover_band);
+  the lowest it has reached by no more than every ball lifted by that much,
+  its supports' hovers included (hover_band);
 * a step resolves at most the total event budget documented in docs/physics.md (Budgets).
 """
 import numpy as np
@@ -83,14 +83,29 @@ def energy_scale(sim):
 
 
 def hover_band(sim):
-    """The energy of every unpinned ball lifted by RESTING x its radius against
-    gravity: how far above the lowest energy it has reached a simulation
-    whose contact clusters run (contact_clusters on, a rest speed, gravity)
-    may stand. 0 where they do not run: there energy never rises."""
+    """How far above the lowest energy it has reached a simulation whose
+    contact clusters run (contact_clusters on, a rest speed, gravity) may
+    stand: the energy of every unpinned ball lifted by its hover. 0 where
+    they do not run: there energy never rises.
+
+    The solve leaves each lasting contact open by at most RESTING x the
+    smaller radius (docs/physics.md), at most RESTING / 2 of the distance
+    between the two centres; along a ball's chain of supports down to the
+    floor these add up, so a ball whose top stands H above the bottom of the
+    lowest ball (along gravity) hovers at most RESTING x H / 2 (its radius
+    on a floor: H = 2 r). Evaluated on the state as it is."""
     if not (sim.contact_clusters and sim.rest_speed > 0.0):
         return 0.0
     free = sim.modes != PINNED
-    return float(np.sum(sim.masses[free] * sim.radii[free])) * RESTING * float(np.hypot(*sim.gravity))
+    g = np.asarray(sim.gravity, dtype=float)
+    strength = float(np.hypot(*g))
+    if strength == 0.0 or not np.any(free):
+        return 0.0
+    up = -g / strength
+    r = sim.radii[free]
+    height = sim.positions[free] @ up
+    tops = height + r - np.min(height - r)
+    return float(np.sum(sim.masses[free] * 0.5 * tops)) * RESTING * strength
 
 
 def event_budget(n):
