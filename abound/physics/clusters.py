@@ -55,8 +55,10 @@ the place of the one whose contacts it joined by, or -1: a pair whose later
 ball joined after the earlier one's contacts were listed, by a third, has
 its contact listed from the later ball's side), before (N, 2) px/s each
 listed ball's velocity before the solve, unsettled (N,) bool
-(_take_back_unsolved) and ahead (N, 2) px/s^2 what each cluster ball's
-velocity holds for each second left of its tick (see take_ahead). Each ball's last impulses,
+(_take_back) and ahead (N, 2) px/s^2 what each cluster ball's
+velocity holds for each second left of its tick (see take_ahead), sets
+(N, 4) each set's energy gain, allowance, largest impulse and weight
+(_take_back), jammed (N,) bool the listed balls a jam puts to sleep. Each ball's last impulses,
 the next solve's first guess, are the state's (world.py: warm_key,
 warm_lam; _keep_impulses).
 """
@@ -114,6 +116,17 @@ SOLVER_TOL_RISE = 1e-3
 ROUND_OFF = 1e-9
 UNMET = 5e-4
 PUSH_OUT = 0.2
+# x a set's allowance (_take_back): the most a solve may raise a set's kinetic
+# energy by before it is taken back. Measured per set (x the allowance), in
+# solves that did not run out of budget: at most 0.84 in the first 5 s of
+# the 350-ball Galton board but for one set of 14 (52: a row between
+# sleepers, its impulses 49 times its weight), 0.78 in the first 4 s of the
+# default scene; 20 to 374 where the peg board's rows threw balls up
+ENERGY_GUARD = 4.0
+# x a set's weight (_take_back): impulses larger than this in a set the solve
+# did not settle say that fixed things hold it rigidly (a flat arch: a wedge
+# of angle a takes m |g| h / (2 sin a), 100 times the weight below 0.3 degrees)
+JAM_IMPULSE = 100.0
 # x: the share of its last impulse a contact between two slow cluster balls
 # (sup_r > 0; or one and a fixed thing) starts its solve from. The solve
 # takes any impulses that meet the bounds, each contact pushing up to
@@ -165,7 +178,8 @@ def cluster_scratch(B, on):
             np.empty(m), np.zeros(6, dtype=np.int64), np.empty(n, dtype=np.int64),
             np.empty(n, dtype=np.uint8), np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_),
             np.zeros(n, dtype=np.bool_), rmin, np.full(n, -1.0), solver_scratch(n, m),
-            np.empty(n, dtype=np.int64), np.empty((n, 2)), np.zeros(n, dtype=np.bool_), np.zeros((n, 2)))
+            np.empty(n, dtype=np.int64), np.empty((n, 2)), np.zeros(n, dtype=np.bool_), np.zeros((n, 2)),
+            np.zeros((n, 4)), np.zeros(n, dtype=np.bool_))
 
 
 @kernel
@@ -547,11 +561,10 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
         # fixed are jammed (see contact_solver.py): they sleep where they are
         if stuck and w_j[c] == 0.0 and _pressed_into(B, ci[c], cn[c, 0], cn[c, 1], gx, gy):
             under[rank[ci[c]]] = True
-    if stuck:
-        _take_back_unsolved(B, Q, tol)
+    _take_back(B, Q, tol, stuck, h, gx, gy, rest_speed)
     if not early:
         _keep_impulses(B, Q)
-    island, state = Q[6], Q[7]
+    island, state, jammed = Q[6], Q[7], Q[19]
     _islands(B, Q, h, rest_speed, gx, gy, normals)
     for q in range(counts[1]):
         i = order[q]
@@ -559,7 +572,8 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
         todo[ntodo] = i
         ntodo += 1
         v2 = vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1]
-        if state[_root(island, q)] == ISLAND_ASLEEP:
+        if jammed[q] or state[_root(island, q)] == ISLAND_ASLEEP:
+            counts[2] += 1 if jammed[q] else 0  # (a flat arch, held where it lies: _take_back)
             fall_asleep(B, i)
             continue
         if under[q] and v2 < rest_speed * rest_speed and try_sleep(B, W, G, i, gx, gy, normals, cand,
@@ -617,39 +631,106 @@ def let_go(B, Q, i, t, dt, params):
 
 
 @kernel
-def _take_back_unsolved(B, Q, tol):
-    """After a solve that ran out of budget: every set of listed balls joined
-    by contacts between moving balls that holds a contact the solve had not
-    settled (off its band: its bound unmet, or pushing too hard) takes back
-    the velocities it had before the solve, its contacts' impulses are
-    dropped, and its balls are loose: they leave the clusters, and the
-    exact events take their contacts (exactness never rests on convergence;
-    energy neither). What such a solve leaves is not a velocity anything
-    asked for: in a wedge of nearly level contacts between fixed things
-    (two balls in a row between a sleeper and the box's side, on the
-    floor) its impulses grew to 1e7 mass px/s, and their vertical parts of
-    1e-3 threw a ball up at 273 px/s, the energy up by a tenth in a step (a
-    new user's V of 60 balls). A ball of such a set with a contact that
-    overlaps beyond round-off (which the clusters allow, up to
-    CLUSTER_OVERLAP, and a free ball may not have) stays instead, stopped
-    until the next tick. Sets the solve settled keep its impulses. A set's
-    balls are those of the contacts listed (Q[6]: _islands sets it afresh
-    after)."""
-    vel = B[1]
+def _take_back(B, Q, tol, stuck, h, gx, gy, rest_speed):
+    """After a solve: every set of listed balls joined by contacts between
+    moving balls that the solve did not settle takes back the velocities it
+    had before the solve, its contacts' impulses are dropped, and its balls
+    are loose: they leave the clusters, and the exact events take their
+    contacts (exactness never rests on convergence; energy neither). A set
+    is unsettled when
+
+    * the solve ran out of budget (stuck) and one of its contacts is off its
+      band (its bound unmet, or pushing too hard). What such a solve leaves
+      is not a velocity anything asked for: in a wedge of nearly level
+      contacts between fixed things (two balls in a row between a sleeper
+      and the box's side, on the floor) its impulses grew to 1e7 mass px/s,
+      and their vertical parts of 1e-3 threw a ball up at 273 px/s, the
+      energy up by a tenth in a step (a new user's V of 60 balls);
+    * or its kinetic energy rose by more than ENERGY_GUARD times its
+      allowance, sum(m (|g| h + SOLVER_BAND tol)^2 / 2): as much as each of
+      its balls, at rest, would gain from being lifted off a support at the
+      top of the band. The solve's own bound on the gain, sum(lam (v_min +
+      tol)) (contact_solver.py), grows with the impulses, and in a row of
+      balls between two sleepers they are nearly free: pushes along the row
+      balance, whatever their size. A solve that held a ball up by such a row
+      (1e6 mass px/s along normals 0.002 off the level) left those impulses
+      to the next tick's warm start, which met normals turned by a few
+      thousandths and threw the row's balls up at 60 px/s: the energy rose
+      by five hover bands in a step with no event (a new user's peg board,
+      heap balls struck by a heavy ball).
+
+    A set the fixed things hold rigidly is jammed, not loose: where its
+    largest impulse is more than JAM_IMPULSE times its weight, sum(m (|g| h +
+    |v|)) (the most a heap's contacts take: a column's weight, or stopping
+    it), every ball of it is slower than rest_speed, it touches something
+    fixed and overlaps nothing beyond round-off, its balls fall asleep where
+    they lie. Such a set is a flat arch: a chain of balls between two
+    sleepers a hair too long to lie straight (what it would settle into is
+    round-off away). Set loose, two such balls met their sleepers again at
+    once, the collapse froze them till the next tick, whose solve ran out of
+    budget again: 104 events and 10 ms a step for ever (a new user's bucket
+    turned back upright).
+
+    A ball of an unsettled set with a contact that overlaps beyond round-off
+    (which the clusters allow, up to CLUSTER_OVERLAP, and a free ball may not
+    have) stays instead, stopped until the next tick. Sets the solve settled
+    keep its impulses. A set's balls are those of the contacts listed (Q[6]:
+    _islands sets it afresh after)."""
+    vel, inv_mass, radius = B[1], B[5], B[4]
     order, rank, loose, parent = Q[0], Q[1], Q[9], Q[6]
     ci, cj, _, v_min, w_j, lam = Q[3]
+    gap, sets, jammed, unsettled = Q[4], Q[18], Q[19], Q[16]
     nc, nl = Q[5][0], Q[5][1]
     for q in range(nl):
         parent[q] = q
+        unsettled[q] = False
+        jammed[q] = False
+        for k in range(4):
+            sets[q, k] = 0.0
     for c in range(nc):
         if w_j[c] > 0.0:
             _union(parent, rank[ci[c]], rank[cj[c]])
-    unsettled = Q[16]
     for q in range(nl):
-        unsettled[q] = False
+        i = order[q]
+        if inv_mass[i] == 0.0:
+            continue
+        m = 1.0 / inv_mass[i]
+        a = _root(parent, q)
+        ux, uy = Q[15][q, 0], Q[15][q, 1]
+        bx, by = gravity_on(B, i, gx, gy)
+        g = math.sqrt(bx * bx + by * by)
+        band = g * h + SOLVER_BAND * tol
+        sets[a, 0] += 0.5 * m * (vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1] - ux * ux - uy * uy)
+        sets[a, 1] += 0.5 * m * band * band
+        sets[a, 3] += m * (g * h + math.sqrt(ux * ux + uy * uy))
+        # (slow: what it had before the tick's kick; jammed marks the sets to keep awake)
+        wx, wy = ux - bx * h, uy - by * h
+        if wx * wx + wy * wy >= rest_speed * rest_speed:
+            jammed[a] = True
     for c in range(nc):
-        if off_band(normal_speed(vel, Q[3], c) - v_min[c], lam[c], tol):
-            unsettled[_root(parent, rank[ci[c]])] = True
+        a = _root(parent, rank[ci[c]])
+        sets[a, 2] = max(sets[a, 2], lam[c])
+        if stuck and off_band(normal_speed(vel, Q[3], c) - v_min[c], lam[c], tol):
+            unsettled[a] = True
+        j = cj[c]
+        small = min(radius[ci[c]], radius[j]) if j >= 0 else radius[ci[c]]
+        if gap[c] < -TOUCH_REL * small:
+            jammed[a] = True  # (an overlap: it may not sleep so)
+    for q in range(nl):
+        if parent[q] == q and sets[q, 0] > ENERGY_GUARD * sets[q, 1]:
+            unsettled[q] = True
+    # jammed[a] so far: may not sleep. Now: held rigidly (a fixed contact, huge impulses)
+    for q in range(nl):
+        if parent[q] == q:
+            jammed[q] = unsettled[q] and not jammed[q] and sets[q, 2] > JAM_IMPULSE * sets[q, 3]
+    for q in range(nl):
+        sets[q, 0] = 0.0  # (now: whether the set touches something fixed)
+    for c in range(nc):
+        if w_j[c] == 0.0 and gap[c] <= LEAVE_GAP * radius[ci[c]]:
+            sets[_root(parent, rank[ci[c]]), 0] = 1.0
+    for q in range(nl):
+        if parent[q] == q and sets[q, 0] == 0.0:
+            jammed[q] = False
     for q in range(nl):
         a = _root(parent, q)
         if unsettled[a]:
@@ -657,9 +738,9 @@ def _take_back_unsolved(B, Q, tol):
             vel[i, 0] = Q[15][q, 0]
             vel[i, 1] = Q[15][q, 1]
             loose[q] = True
-    radius, gap = B[4], Q[4]
     for c in range(nc):
-        if unsettled[_root(parent, rank[ci[c]])]:
+        a = _root(parent, rank[ci[c]])
+        if unsettled[a]:
             lam[c] = 0.0
             j = cj[c]
             small = min(radius[ci[c]], radius[j]) if j >= 0 else radius[ci[c]]
@@ -670,12 +751,14 @@ def _take_back_unsolved(B, Q, tol):
                 _stop_in_cluster(B, Q, ci[c])
                 if w_j[c] > 0.0:
                     _stop_in_cluster(B, Q, j)
+    for q in range(nl):  # (each ball learns its set's verdict)
+        jammed[q] = jammed[_root(parent, q)]
 
 
 @kernel
 def _stop_in_cluster(B, Q, i):
     """Listed ball i stays in its cluster at rest until the next tick
-    (_take_back_unsolved), holding nothing for the rest of it (take_ahead:
+    (_take_back), holding nothing for the rest of it (take_ahead:
     an event meets it at rest, and a ball it sets free does not move on
     into the overlap it was stopped in)."""
     B[1][i, 0] = 0.0

@@ -31,11 +31,13 @@ import abound
 from abound.physics.constants import TICK_LEVELS
 from abound.physics.world import MODE_NAMES
 from closed_form import BACKENDS, chi2_sf, chi_square_against_normal
+from invariants import StepChecker
 from placing import scattered
 from test_physics_slopes import _slope
 
 G = 980.0
 CLUSTER_OVERLAP = 1e-3  # x radius: the issue's bound for contact clusters
+ASLEEP = MODE_NAMES.index("asleep")
 
 
 
@@ -543,6 +545,112 @@ def test_balls_wedged_in_a_row_are_not_thrown_up(seed, count):
         energy = now
         assert np.all(np.isfinite(sim.positions))
         assert len(sim.overlapping()) == 0, f"step {k + 1}: {sim.overlapping()[:3].tolist()}"
+
+
+def _peg_board_struck_by_a_heavy_ball():
+    """A new user's peg board: 150 balls (restitution 0.5) poured on 8 rows
+    of pegs, with two heavy inelastic balls (r 10, restitution 0) on the
+    top row; one of them strikes the heap on the floor at 579 px/s at 3.75 s."""
+    return abound.Simulation.from_config({
+        "world": {"width": 800, "height": 700, "wall_restitution": 0.5},
+        "pegs": [{"rows": 8, "cols": 10, "x0": 80, "y0": 550, "dx": 70, "dy": -50, "radius": 6,
+                  "restitution": 0.5}],
+        "balls": [{"x": 80, "y": 566, "radius": 10, "restitution": 0.0},
+                  {"x": 290, "y": 566, "radius": 10, "restitution": 0.0},
+                  {"x": 150, "y": 620, "radius": 8, "restitution": 0.5}],
+        "spawn": [{"count": 150, "radius": 7, "region": [20, 590, 780, 690], "restitution": 0.5}],
+    }, backend="fast")
+
+
+def test_a_heap_struck_by_a_heavy_ball_gains_no_energy():
+    # after the strike, two balls of the heap lay in a row on the floor
+    # between two sleepers, in contacts 0.002 off the level; a solve held a
+    # ball up by that row with impulses of 1e6 mass px/s, which pushed
+    # along the row balance whatever their size. The next tick's warm start
+    # met normals turned by a few thousandths and threw the row's balls up
+    # at 60 px/s: the energy rose by 5.1 hover bands in a step with no
+    # event. A heap may stand above the lowest energy it has reached by one
+    # band at most (tests/helpers/invariants.py, docs/physics.md)
+    sim = _peg_board_struck_by_a_heavy_ball()
+    checker = StepChecker(sim)
+    for _ in range(300):
+        checker.step()
+
+
+def _chain_between_sleepers(backend, lift):
+    """Four balls of radius 6 in a row on the floor: the outer two lie on it
+    (and fall asleep at once), the inner two are lifted by lift px (two
+    heights). Each neighbour touches the next exactly, so the chain is
+    sum(lift differences^2) / 24 px too long to lie straight between the
+    outer two (a flat arch) - as a new user's bucket left two balls on its
+    floor after being turned upside down and back."""
+    sim = abound.Simulation(300, 200, gravity=(0.0, -G), backend=backend, wall_restitution=0.3)
+    ys = [6.0, 6.0 + lift[0], 6.0 + lift[1], 6.0]
+    xs = [78.0]
+    for k in range(3):
+        xs.append(xs[-1] + math.sqrt(144.0 - (ys[k + 1] - ys[k]) ** 2))
+    sim.add_balls(np.c_[xs, ys], radius=6.0, restitution=0.3)
+    return sim
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_chain_too_long_to_lie_straight_between_two_sleepers_rests_where_it_lies(backend):
+    # the inner two cannot come down without pushing the outer two apart,
+    # and those do not give way: a frictionless arch that holds, however
+    # flat. It rests as it lies. Before, each tick's solve ran out of budget
+    # on the arch (its impulses grow without end), the two were set free,
+    # met their sleepers again at once, and 104 events a step went on for ever
+    sim = _chain_between_sleepers(backend, (0.002459, 0.000593))
+    start = sim.positions.copy()
+    for _ in range(60):
+        sim.step(1 / 60)
+    assert sim.last_stats.events == 0
+    assert np.all(sim.modes == ASLEEP)
+    assert np.max(np.hypot(*(sim.positions - start).T)) <= CLUSTER_OVERLAP * 6.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_chain_with_room_between_two_sleepers_comes_down_onto_the_floor(backend):
+    # the same lifted pair with 1e-6 px to spare between each two
+    # neighbours: the chain fits lying straight, so nothing holds the pair
+    # up, and it comes down onto the floor (y = r) and rests there
+    sim = _chain_between_sleepers(backend, (0.0, 0.0))
+    sim.positions[1:3, 1] = [6.002459, 6.000593]
+    sim.positions[1:, 0] += 1e-6 * np.arange(1, 4)
+    for _ in range(60):
+        sim.step(1 / 60)
+    assert sim.last_stats.events == 0
+    assert np.all(sim.modes == ASLEEP)
+    assert np.allclose(sim.positions[:, 1], 6.0, rtol=0.0, atol=1e-6 * 6.0)
+
+
+def test_a_bucket_turned_over_and_back_falls_asleep():
+    # a new user's bucket of 110 balls (restitution 0.3), turned with
+    # gravity up and to the right and back: the heap slid into a corner,
+    # slept, and fell back down, where two balls came to lie between two
+    # sleepers a hair too close (the arch above): 104 events a step for
+    # ever. Every ball is asleep 10 s after gravity turns back
+    sim = abound.Simulation.from_config({
+        "world": {"width": 900, "height": 600, "wall_restitution": 0.3},
+        "walls": [{"x0": 350, "y0": 300, "x1": 350, "y1": 100, "restitution": 0.3},
+                  {"x0": 350, "y0": 100, "x1": 550, "y1": 100, "restitution": 0.3},
+                  {"x0": 550, "y0": 100, "x1": 550, "y1": 300, "restitution": 0.3}],
+        "spawn": [{"count": 110, "radius": 6, "region": [360, 110, 540, 290], "restitution": 0.3}],
+    }, backend="fast")
+    checker = StepChecker(sim)
+    for _ in range(300):
+        checker.step(1 / 60)
+    turned = math.radians(120)
+    sim.gravity = (G * math.sin(turned), -G * math.cos(turned))
+    checker.edited()
+    for _ in range(900):
+        checker.step(1 / 60)
+    sim.gravity = (0.0, -G)
+    checker.edited()
+    for _ in range(600):
+        checker.step(1 / 60)
+    assert np.all(sim.modes == ASLEEP), np.flatnonzero(sim.modes != ASLEEP)
+    assert sim.last_stats.events == 0
 
 
 @pytest.fixture(scope="module")
