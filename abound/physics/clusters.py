@@ -32,7 +32,8 @@ within LEAVE_GAP of anything (it flies free; a ball dropped alone on a
 support slides or sleeps exactly, as the events run it, but one that leaves
 a cluster along a wall or into a corner would start there in contact, where
 round-off decides its first event), and falls asleep
-where fixed contacts hold it (strictly: REST_COS) or with its island (the
+where fixed contacts hold it (strictly: REST_COS), against the push of
+every awake ball that lies on it too (rest.loads_held), or with its island (the
 balls it touches) when the whole island has been slow for ISLAND_SLEEP_TIME
 and leans on something fixed, each of its balls held where it lies
 (_supported); either way only where it overlaps nothing beyond round-off
@@ -509,9 +510,15 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
         # (a seed frozen by a rattle, rest.collapse, joins too)
         if mode[i] == CLUSTER and B[13][i] > 0.0 and vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1] < rest_speed * rest_speed:
             # slow, and held by fixed things: it sleeps before the solve,
-            # which then holds its neighbours off it
+            # which then holds its neighbours off it. Held against the push
+            # of every awake ball of its island (within LEAVE_GAP) that lies
+            # on it as well (rest.loads_held): a bottom ball of a pyramid of
+            # three on the floor slept so, pushed sideways by the top one,
+            # which then slept in the wedge of two sleepers, the pyramid
+            # standing for ever. Such a ball sleeps with its island instead
+            # (_islands), or alone once the balls on it are asleep
             sync(B, i, t)
-            if try_sleep(B, W, G, i, gx, gy, normals, cand, SLEEP_TOUCH_CLUSTER):
+            if try_sleep(B, W, G, i, gx, gy, normals, cand, SLEEP_TOUCH_CLUSTER, LEAVE_GAP):
                 todo[ntodo] = i
                 ntodo += 1
                 seed[i] = False
@@ -577,7 +584,7 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
             fall_asleep(B, i)
             continue
         if under[q] and v2 < rest_speed * rest_speed and try_sleep(B, W, G, i, gx, gy, normals, cand,
-                                                                     SLEEP_TOUCH_CLUSTER):
+                                                                     SLEEP_TOUCH_CLUSTER, LEAVE_GAP):
             counts[2] += 1  # pressed up against a fixed thing above it, and held: it stays where it is
             continue
         if touches[q] == 0:

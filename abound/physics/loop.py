@@ -279,7 +279,7 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
             rapid_b = kind == EV_BALL and t - tlast[b] < TC_TIME
             if kind == EV_WALL:
                 elastic, nx, ny, impulse = resolve_wall(B, W, G, a, b, t, params, tlast, normals,
-                                                        cand, mine)
+                                                        cand, mine, seed)
                 if mine:
                     stats[S_WALL] += 1
                     log_contact(B, log, t, a, -1, b // 3, -nx, -ny, impulse)

@@ -12,7 +12,7 @@ from .constants import (
     SLIDING, SUP_FACE, TC_TIME,
 )
 from .motion import effective_motion, is_fixed, lasting, set_free, sync
-from .rest import after_contact, wake
+from .rest import after_contact, load_reach, wake
 
 
 # --------------------------------------------------------------------------
@@ -28,12 +28,13 @@ def contact_restitution(e1, e2, params, approach):
 
 
 @inlined
-def resolve_wall(B, W, G, i, code, t, params, tlast, normals, cand, counted):
+def resolve_wall(B, W, G, i, code, t, params, tlast, normals, cand, counted, seed):
     """Ball i meets wall code // 3 (part 0: face, 1: end p0, 2: end p1);
     returns whether it bounced off elastically (see resolve_pair), the
     contact's unit normal (into the ball) and its impulse (mass px/s). With
     counted, the bounce's impulse goes on the wall's tally (W[8]; a split
-    step counts each event once, in the strip that owns the ball)."""
+    step counts each event once, in the strip that owns the ball). seed:
+    empty unless the step runs contact clusters (rest.load_reach)."""
     pos, vel, rest, inv_mass = B[0], B[1], B[6], B[5]
     wp0, wp1, wn, wt, wlen, wc, we, wkind, wimpulse = W
     gx, gy, rest_speed = params[P_GX], params[P_GY], params[P_REST_SPEED]
@@ -70,7 +71,7 @@ def resolve_wall(B, W, G, i, code, t, params, tlast, normals, cand, counted):
             wimpulse[w] += impulse
     tlast[i] = t
     after_contact(B, W, G, i, True, nx, ny, skind, sidx, cx, cy, cr, params[P_FRICTION], gx, gy, rest_speed,
-                  normals, cand)
+                  normals, cand, load_reach(seed))
     return elastic, nx, ny, impulse
 
 
@@ -145,7 +146,7 @@ def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand, st
     if not fixed_a:
         if lasting(mode[b]):
             after_contact(B, W, G, a, True, -nx, -ny, SUP_BALL, b, pos[b, 0], pos[b, 1], R, params[P_FRICTION],
-                          gx, gy, rest_speed, normals, cand)
+                          gx, gy, rest_speed, normals, cand, load_reach(seed))
         else:
             set_free(B, a, gx, gy, params[P_FRICTION])
         todo[ntodo] = a
@@ -153,7 +154,7 @@ def resolve_pair(B, W, G, a, b, t, params, tlast, todo, ntodo, normals, cand, st
     if not fixed_b:
         if lasting(mode[a]):
             after_contact(B, W, G, b, True, nx, ny, SUP_BALL, a, pos[a, 0], pos[a, 1], R, params[P_FRICTION],
-                          gx, gy, rest_speed, normals, cand)
+                          gx, gy, rest_speed, normals, cand, load_reach(seed))
         else:
             set_free(B, b, gx, gy, params[P_FRICTION])
         todo[ntodo] = b

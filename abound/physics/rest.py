@@ -7,9 +7,11 @@ import math
 
 from ._jit import kernel
 from .kernels import TOUCH_REL, V_EPS
-from .constants import ASLEEP, BOX_LINE, FREE, FROZEN, PINNED, REST_COS, SLEEP_TOUCH, SLEEP_TOUCH_CLUSTER, SLIDING, SUP_BALL
+from .constants import ASLEEP, BOX_LINE, CLUSTER_SLOP, FREE, FROZEN, PINNED, REST_COS, SLEEP_TOUCH, SLEEP_TOUCH_CLUSTER, SLIDING, SUP_BALL
 from .motion import gravity_on, is_fixed, lasting, motion_at, set_free, sync
 from .grid import grid_candidates
+
+NO_LOADS = -1.0  # try_sleep's reach where no awake ball's push is counted (see load_reach)
 
 
 # --------------------------------------------------------------------------
@@ -145,17 +147,117 @@ def fall_asleep(B, i):
 
 
 @kernel
-def try_sleep(B, W, G, i, gx, gy, normals, cand, touch=SLEEP_TOUCH):
+def try_sleep(B, W, G, i, gx, gy, normals, cand, touch=SLEEP_TOUCH, reach=NO_LOADS):
     """Put ball i to sleep if its fixed contacts (within touch x its radius)
-    hold it against gravity (gx, gy) and its field (gravity_on), and it
-    overlaps nothing beyond round-off (apart)."""
+    hold it against gravity (gx, gy) and its field (gravity_on) and against
+    the push of every awake ball within reach that lies on it (loads_held;
+    NO_LOADS: none counted), and it overlaps nothing beyond round-off
+    (apart)."""
     bx, by = gravity_on(B, i, gx, gy)
-    if not held(normals, fixed_contacts(B, W, G, i, normals, cand, touch)[0], bx, by):
+    k = fixed_contacts(B, W, G, i, normals, cand, touch)[0]
+    if not held(normals, k, bx, by):
+        return False
+    if not loads_held(B, W, G, i, gx, gy, normals, k, cand, reach):
         return False
     if not apart(B, W, G, i, cand):
         return False
     fall_asleep(B, i)
     return True
+
+
+@kernel
+def load_reach(seed):
+    """How far (x the smaller radius) an awake ball may lie from a ball
+    after an event for its push to keep that ball from sleeping (try_sleep):
+    CLUSTER_SLOP in a step that runs contact clusters (seed not empty), so
+    that the ball kept awake touches the pressing one within the reach a
+    tick joins a moving ball to its cluster by (clusters._list_balls): the
+    two then sleep together, as an island, or the one above sleeps first
+    and this one after it, alone. In a step without clusters none
+    (NO_LOADS): there nothing would ever sleep such a pair together (a
+    ball that rattles under such a load falls asleep wherever it touches
+    something fixed anyway: collapse), and the ball kept awake would slide
+    at rest on the floor for ever."""
+    return CLUSTER_SLOP if len(seed) > 0 else NO_LOADS
+
+
+@kernel
+def loads_held(B, W, G, i, gx, gy, normals, k, cand, reach):
+    """Whether ball i's k fixed contacts (normals, into it) also hold it
+    against the push of each awake ball (not asleep, not pinned) that lies
+    on it: touches it (within reach x the smaller radius, whatever the
+    reach of its fixed contacts: a cluster ball hovers above what it lies
+    on, clusters.SOLVER_TOL; NO_LOADS: no ball counts) from above, so that what
+    that ball falls with (gravity_on) presses it onto i. A sleeper is a
+    fixed thing, infinitely heavy: asleep under such a ball it would take a
+    push its contacts cannot hold, and hold the ball up (a frictionless
+    pyramid of three placed touching on the floor stood for ever: each
+    bottom ball fell asleep on the floor at its first contact, before the
+    top ball's sideways push, along the line of centres, was known, and the
+    top ball then slept in the wedge of two sleepers). How hard the ball
+    pushes is not known here (it is the contact's, and the solve's), so
+    each push is held whatever its size: the normals of its fixed contacts
+    and of the awake balls touching it that do not lie on it (a row's
+    neighbours, which push back) span the line from its centre to i's, as
+    held asks of gravity (the sum of pushes each held, and gravity, is
+    held). So a ball under one stacked straight above it, or pressed into
+    a corner, still sleeps, and so does a row's ball on a floor between
+    two neighbours (a pyramid in a box that fits its bottom row sleeps at
+    once, bottom up: kept awake there, its jammed rows rattled, 1,500
+    collapses a step); the end ball of a row, under a ball in the hollow
+    beside it, does not, until the two sleep together (an island:
+    clusters._islands, as Box2D sleeps whole islands), or the ball above
+    sleeps first. Neighbours level with it, and those lying on a wall
+    straight below them (a row on a floor, whatever their sizes), do not
+    press on it: their weight is not pushed into it. (A push passed on
+    along a row is not followed: a row's end ball with no ball on it may
+    sleep while a ball in a hollow further along pushes the row into it.)"""
+    pos, radius, mode, tloc = B[0], B[4], B[7], B[3]
+    r = radius[i]
+    if reach < 0.0:
+        return True
+    # pass 0: the awake balls beside or under it that touch it are supports too
+    # (a row's neighbour pushes back); pass 1: each ball lying on it is held
+    n = k
+    for p in range(2):
+        for q in range(grid_candidates(G, B, i, 0.0, cand, reach)):
+            j = cand[q]
+            if j == i or lasting(mode[j]):
+                continue
+            x, y, _, _, _, _ = motion_at(B, j, tloc[i])
+            dx, dy = pos[i, 0] - x, pos[i, 1] - y
+            d = math.sqrt(dx * dx + dy * dy)
+            if d == 0.0 or d > r + radius[j] + reach * min(r, radius[j]):
+                continue
+            sx, sy = gravity_on(B, j, gx, gy)
+            lies = dx * sx + dy * sy > 0.0 and not _on_a_floor(W, x, y, radius[j], sx, sy, reach)
+            if p == 0:
+                if not lies and n < len(normals):
+                    normals[n, 0] = dx / d
+                    normals[n, 1] = dy / d
+                    n += 1
+            elif lies and not held(normals, n, dx, dy):  # (its push on i is along d, from it to i)
+                return False
+    return True
+
+
+@kernel
+def _on_a_floor(W, x, y, r, sx, sy, reach):
+    """Whether a ball of radius r centred at (x, y), falling with (sx, sy),
+    lies on a wall (within reach x r) straight below it (within REST_ANGLE,
+    as held asks of one contact): that wall takes its weight, so it presses
+    nothing beside it (two balls of different sizes side by side on a floor:
+    the larger one's centre is higher, yet it does not push the smaller)."""
+    s = math.sqrt(sx * sx + sy * sy)
+    if s == 0.0:
+        return False
+    for w in range(len(W[5])):
+        if far_from_wall(W, w, x, y, r + reach * r):
+            continue
+        gap, nx, ny = wall_gap(W, w, x, y, r)
+        if gap <= reach * r and -(nx * sx + ny * sy) / s >= REST_COS:
+            return True
+    return False
 
 
 @kernel
@@ -263,12 +365,13 @@ def _under(normals, k, bx, by):
 
 @kernel
 def after_contact(B, W, G, i, fixed_other, nx, ny, skind, sidx, cx, cy, cr, fric,
-                  gx, gy, rest_speed, normals, cand):
+                  gx, gy, rest_speed, normals, cand, reach):
     """Decide ball i's state after a contact whose normal n points into i.
 
     Its old support (if any) no longer applies: it is free, unless the contact
     was with a fixed object, left no normal speed and gravity presses it in -
-    then it sleeps if slow and held, else slides on the contact's tangent line.
+    then it sleeps if slow and held (against the awake balls within reach
+    that lie on it too: load_reach), else slides on the contact's tangent line.
     """
     vel, acc, mode = B[1], B[2], B[7]
     sup_kind, sup_idx, sup_n, sup_c, sup_r = B[9], B[10], B[11], B[12], B[13]
@@ -277,7 +380,7 @@ def after_contact(B, W, G, i, fixed_other, nx, ny, skind, sidx, cx, cy, cr, fric
         return
     vx, vy = vel[i, 0], vel[i, 1]
     if math.sqrt(vx * vx + vy * vy) < max(rest_speed, V_EPS):
-        if try_sleep(B, W, G, i, gx, gy, normals, cand):
+        if try_sleep(B, W, G, i, gx, gy, normals, cand, SLEEP_TOUCH, reach):
             return
     bx, by = gravity_on(B, i, gx, gy)
     gn = bx * nx + by * ny

@@ -755,6 +755,26 @@ def test_a_pyramid_on_the_floor_stays_put(backend):
     _no_creep(sim, r, settle=1.0)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_pyramid_of_three_on_an_open_floor_falls_flat(backend):
+    # two balls touching on a level frictionless floor, a third in the hollow
+    # on top, all at rest: the top ball pushes the two apart along the floor
+    # and comes down onto it within a fraction of a second. It stood for ever:
+    # each bottom ball fell asleep on the floor at its first contact, before
+    # the top ball's sideways push was known, and the top ball then slept in
+    # the wedge of the two sleepers (rest.loads_held)
+    r = 10.0
+    sim = abound.Simulation(400, 300, gravity=(0.0, -G), backend=backend, contact_clusters=True)
+    sim.add_balls(np.array([(200.0 - r, r), (200.0 + r, r), (200.0, r + r * math.sqrt(3.0))]),
+                  radius=r, restitution=0.5)
+    for _ in range(60):  # 1 s
+        sim.step(1 / 60)
+        assert sim.max_overlap() <= CLUSTER_OVERLAP
+    p = sim.positions
+    assert abs(p[2, 1] - r) <= 1e-3 * r, f"the top ball still stands {p[2, 1] - r:.3g} px up"
+    assert p[1, 0] - p[0, 0] > 4.0 * r, f"the bottom balls are only {p[1, 0] - p[0, 0]:.3g} px apart"
+
+
 def _drop(sim, count, lo, hi, r, seed, inside=lambda p: True):
     rng = np.random.default_rng(seed)
     placed = []
