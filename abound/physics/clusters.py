@@ -58,8 +58,8 @@ its contact listed from the later ball's side), before (N, 2) px/s each
 listed ball's velocity before the solve, unsettled (N,) bool
 (_take_back) and ahead (N, 2) px/s^2 what each cluster ball's
 velocity holds for each second left of its tick (see take_ahead), sets
-(N, 4) each set's energy gain, allowance, largest impulse and weight
-(_take_back), jammed (N,) bool the listed balls a jam puts to sleep. Each ball's last impulses,
+(N, SET_FIELDS) what _take_back sums over each set (GAIN ... RESTLESS),
+jammed (N,) bool the listed balls a jam puts to sleep. Each ball's last impulses,
 the next solve's first guess, are the state's (world.py: warm_key,
 warm_lam; _keep_impulses).
 """
@@ -128,6 +128,12 @@ ENERGY_GUARD = 4.0
 # did not settle say that fixed things hold it rigidly (a flat arch: a wedge
 # of angle a takes m |g| h / (2 sin a), 100 times the weight below 0.3 degrees)
 JAM_IMPULSE = 100.0
+# _take_back's sums over a set of listed balls (Q[18], at its root's place):
+# kinetic energy the solve gave it, its allowance, its largest impulse, its
+# weight, 1 where it touches something fixed, 1 where it may not sleep (a
+# ball not slow, or an overlap)
+GAIN, ALLOWANCE, IMPULSE, WEIGHT, FIXED, RESTLESS = range(6)
+SET_FIELDS = 6
 # x: the share of its last impulse a contact between two slow cluster balls
 # (sup_r > 0; or one and a fixed thing) starts its solve from. The solve
 # takes any impulses that meet the bounds, each contact pushing up to
@@ -180,7 +186,7 @@ def cluster_scratch(B, on):
             np.empty(n, dtype=np.uint8), np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_),
             np.zeros(n, dtype=np.bool_), rmin, np.full(n, -1.0), solver_scratch(n, m),
             np.empty(n, dtype=np.int64), np.empty((n, 2)), np.zeros(n, dtype=np.bool_), np.zeros((n, 2)),
-            np.zeros((n, 4)), np.zeros(n, dtype=np.bool_))
+            np.zeros((n, SET_FIELDS)), np.zeros(n, dtype=np.bool_))
 
 
 @kernel
@@ -691,8 +697,7 @@ def _take_back(B, Q, tol, stuck, h, gx, gy, rest_speed):
     for q in range(nl):
         parent[q] = q
         unsettled[q] = False
-        jammed[q] = False
-        for k in range(4):
+        for k in range(SET_FIELDS):
             sets[q, k] = 0.0
     for c in range(nc):
         if w_j[c] > 0.0:
@@ -707,37 +712,24 @@ def _take_back(B, Q, tol, stuck, h, gx, gy, rest_speed):
         bx, by = gravity_on(B, i, gx, gy)
         g = math.sqrt(bx * bx + by * by)
         band = g * h + SOLVER_BAND * tol
-        sets[a, 0] += 0.5 * m * (vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1] - ux * ux - uy * uy)
-        sets[a, 1] += 0.5 * m * band * band
-        sets[a, 3] += m * (g * h + math.sqrt(ux * ux + uy * uy))
-        # (slow: what it had before the tick's kick; jammed marks the sets to keep awake)
-        wx, wy = ux - bx * h, uy - by * h
+        sets[a, GAIN] += 0.5 * m * (vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1] - ux * ux - uy * uy)
+        sets[a, ALLOWANCE] += 0.5 * m * band * band
+        sets[a, WEIGHT] += m * (g * h + math.sqrt(ux * ux + uy * uy))
+        wx, wy = ux - bx * h, uy - by * h  # (what it had before the tick's kick)
         if wx * wx + wy * wy >= rest_speed * rest_speed:
-            jammed[a] = True
+            sets[a, RESTLESS] = 1.0
     for c in range(nc):
         a = _root(parent, rank[ci[c]])
-        sets[a, 2] = max(sets[a, 2], lam[c])
+        sets[a, IMPULSE] = max(sets[a, IMPULSE], lam[c])
         if stuck and off_band(normal_speed(vel, Q[3], c) - v_min[c], lam[c], tol):
             unsettled[a] = True
-        j = cj[c]
-        small = min(radius[ci[c]], radius[j]) if j >= 0 else radius[ci[c]]
-        if gap[c] < -TOUCH_REL * small:
-            jammed[a] = True  # (an overlap: it may not sleep so)
-    for q in range(nl):
-        if parent[q] == q and sets[q, 0] > ENERGY_GUARD * sets[q, 1]:
-            unsettled[q] = True
-    # jammed[a] so far: may not sleep. Now: held rigidly (a fixed contact, huge impulses)
-    for q in range(nl):
-        if parent[q] == q:
-            jammed[q] = unsettled[q] and not jammed[q] and sets[q, 2] > JAM_IMPULSE * sets[q, 3]
-    for q in range(nl):
-        sets[q, 0] = 0.0  # (now: whether the set touches something fixed)
-    for c in range(nc):
+        if _overlaps(B, Q, c):
+            sets[a, RESTLESS] = 1.0  # (it may not sleep so)
         if w_j[c] == 0.0 and gap[c] <= LEAVE_GAP * radius[ci[c]]:
-            sets[_root(parent, rank[ci[c]]), 0] = 1.0
+            sets[a, FIXED] = 1.0
     for q in range(nl):
-        if parent[q] == q and sets[q, 0] == 0.0:
-            jammed[q] = False
+        if parent[q] == q and sets[q, GAIN] > ENERGY_GUARD * sets[q, ALLOWANCE]:
+            unsettled[q] = True
     for q in range(nl):
         a = _root(parent, q)
         if unsettled[a]:
@@ -745,21 +737,28 @@ def _take_back(B, Q, tol, stuck, h, gx, gy, rest_speed):
             vel[i, 0] = Q[15][q, 0]
             vel[i, 1] = Q[15][q, 1]
             loose[q] = True
+        jammed[q] = (unsettled[a] and sets[a, RESTLESS] == 0.0 and sets[a, FIXED] == 1.0
+                     and sets[a, IMPULSE] > JAM_IMPULSE * sets[a, WEIGHT])
     for c in range(nc):
-        a = _root(parent, rank[ci[c]])
-        if unsettled[a]:
+        if unsettled[_root(parent, rank[ci[c]])]:
             lam[c] = 0.0
-            j = cj[c]
-            small = min(radius[ci[c]], radius[j]) if j >= 0 else radius[ci[c]]
-            if gap[c] < -TOUCH_REL * small:
+            if _overlaps(B, Q, c):
                 # an overlap the clusters allow, which a free ball may not
                 # have: its moving balls stay, stopped until the next tick (no
                 # energy gained, the overlap no deeper), whose solve pushes it out
                 _stop_in_cluster(B, Q, ci[c])
                 if w_j[c] > 0.0:
-                    _stop_in_cluster(B, Q, j)
-    for q in range(nl):  # (each ball learns its set's verdict)
-        jammed[q] = jammed[_root(parent, q)]
+                    _stop_in_cluster(B, Q, cj[c])
+
+
+@kernel
+def _overlaps(B, Q, c):
+    """Whether listed contact c overlaps beyond round-off (TOUCH_REL x the
+    smaller radius): what the clusters allow and a free or sleeping ball may not have."""
+    radius = B[4]
+    i, j = Q[3][0][c], Q[3][1][c]
+    small = min(radius[i], radius[j]) if j >= 0 else radius[i]
+    return Q[4][c] < -TOUCH_REL * small
 
 
 @kernel

@@ -152,7 +152,7 @@ def run_events(B, W, params, dt, stats, ball_events, budget, own, log, clusters)
     # over the budget, every ball stops at the time of the first event left
     # unresolved (event_loop leaves it in S[7]): all earlier ones are resolved
     t_end = S[7][0] if stats[S_STOPPED] else dt
-    if clusters:
+    if clusters and stats[S_STOPPED]:
         # a cluster ball's velocity holds what its tick gives it for the
         # rest of the tick (clusters.take_ahead): at the part's end none is
         # left, but a part stopped between two ticks ends with the rest

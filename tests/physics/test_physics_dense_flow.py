@@ -577,18 +577,19 @@ def test_a_heap_struck_by_a_heavy_ball_gains_no_energy():
         checker.step()
 
 
-def _chain_between_sleepers(backend, lift):
+def _chain_between_sleepers(backend, lift, spare=0.0):
     """Four balls of radius 6 in a row on the floor: the outer two lie on it
     (and fall asleep at once), the inner two are lifted by lift px (two
-    heights). Each neighbour touches the next exactly, so the chain is
-    sum(lift differences^2) / 24 px too long to lie straight between the
-    outer two (a flat arch) - as a new user's bucket left two balls on its
-    floor after being turned upside down and back."""
+    heights). Each neighbour lies spare px from the next along the floor;
+    with none they touch exactly, and the chain is sum(lift
+    differences^2) / 24 px too long to lie straight between the outer two
+    (a flat arch) - as a new user's bucket left two balls on its floor
+    after being turned upside down and back."""
     sim = abound.Simulation(300, 200, gravity=(0.0, -G), backend=backend, wall_restitution=0.3)
     ys = [6.0, 6.0 + lift[0], 6.0 + lift[1], 6.0]
     xs = [78.0]
     for k in range(3):
-        xs.append(xs[-1] + math.sqrt(144.0 - (ys[k + 1] - ys[k]) ** 2))
+        xs.append(xs[-1] + math.sqrt(144.0 - (ys[k + 1] - ys[k]) ** 2) + spare)
     sim.add_balls(np.c_[xs, ys], radius=6.0, restitution=0.3)
     return sim
 
@@ -612,11 +613,10 @@ def test_a_chain_too_long_to_lie_straight_between_two_sleepers_rests_where_it_li
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_chain_with_room_between_two_sleepers_comes_down_onto_the_floor(backend):
     # the same lifted pair with 1e-6 px to spare between each two
-    # neighbours: the chain fits lying straight, so nothing holds the pair
-    # up, and it comes down onto the floor (y = r) and rests there
-    sim = _chain_between_sleepers(backend, (0.0, 0.0))
-    sim.positions[1:3, 1] = [6.002459, 6.000593]
-    sim.positions[1:, 0] += 1e-6 * np.arange(1, 4)
+    # neighbours: the chain fits lying straight (3e-6 px to spare against
+    # the 4e-7 it needs), so nothing holds the pair up, and it comes down
+    # onto the floor (y = r) and rests there
+    sim = _chain_between_sleepers(backend, (0.002459, 0.000593), spare=1e-6)
     for _ in range(60):
         sim.step(1 / 60)
     assert sim.last_stats.events == 0
