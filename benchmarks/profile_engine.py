@@ -109,7 +109,8 @@ def main():
     for line in report.splitlines():
         parts = line.split()
         if shown < args.top and parts and parts[0].endswith("%") and "[.]" in parts:
-            print(f"  {parts[0]:>7}  {' '.join(parts[parts.index('[.]') + 1:])}")
+            label = [w for w in parts[parts.index("[.]") + 1:] if w != "-"]  # (perf's empty columns)
+            print(f"  {parts[0]:>7}  {' '.join(label)}")
             shown += 1
 
 
