@@ -95,10 +95,6 @@ SOLVER_BAND = 2.0
 # does not move with the impulse), 64 bytes a contact
 K_NX, K_NY, K_VMIN, K_LAM, K_INV_I, K_INV_J, K_I, K_J = range(8)
 PACKED = 8
-# x the speeds a normal speed is computed from: more than round-off can move
-# it by in a solve (a few units in the last place a push, 1e-16 each), so a
-# contact passed over on its slack is in its band as its check would find it
-ROUND_OFF_SHARE = 1e-9
 
 
 @kernel
@@ -132,10 +128,9 @@ def solver_scratch(n, m):
     update, a ring, queued (m,) bool whether a contact is in it, start (m,)
     float64 px/s each contact's normal speed before the solve, packed (m,
     PACKED) float64 what an update reads of each contact, in one row: see
-    _pack, slack (m,) float64 px/s how far each contact's normal speed may
-    yet move before it can leave its band: see _gauss_seidel)."""
+    _pack)."""
     return (np.zeros(n + 1, dtype=np.int64), np.empty(2 * m, dtype=np.int64), np.empty(m, dtype=np.int64),
-            np.zeros(m, dtype=np.bool_), np.empty(m), np.empty((m, PACKED)), np.empty(m))
+            np.zeros(m, dtype=np.bool_), np.empty(m), np.empty((m, PACKED)))
 
 
 @kernel
@@ -291,13 +286,14 @@ def _pack(inv_mass, C, nc, K):
     pouring 10,000-ball Galton board's steps took 0.945 of their time, the
     same solve bit for bit (benchmarks/ab_engine.py --state, BENCHMARKS.md).
     (Two ways to check fewer contacts made the same solve, bit for bit,
-    and were not kept: keeping each contact's slack, how far its normal
-    speed may move before it can leave its band, spending |d| k of it on
-    every other contact of a ball of inverse mass k an impulse d moves, and
+    and were slower: keeping each contact's slack, how far its normal speed
+    may move before it can leave its band, spending |d| k of it on every
+    other contact of a ball of inverse mass k an impulse d moves, and
     passing over a contact that comes up with slack left. Kept for every
     contact, both edges of its band, recomputed after every update: 1.14
     times the time; kept only for contacts that push nothing (most of them
-    open): 1.01 times. The checks it spares are not where the time goes.)"""
+    open): 1.01 times that. The checks it spares are not where the time
+    goes.)"""
     ci, cj, cn, v_min, w_j, lam = C
     for c in range(nc):
         inv_i, inv_j = _inverse_masses(inv_mass, C, c)
@@ -313,42 +309,16 @@ def _pack(inv_mass, C, nc, K):
 
 
 @kernel
-def _slack(vel, K, c, tol):
-    """How far (px/s) contact c's normal speed may move before it leaves its
-    band, less what round-off may hide, or -1 where it is off it (see
-    _gauss_seidel). The same arithmetic as normal_speed."""
-    nx, ny = K[c, K_NX], K[c, K_NY]
-    i, j = int(K[c, K_I]), int(K[c, K_J])
-    a = vel[i, 0] * nx + vel[i, 1] * ny
-    b = vel[j, 0] * nx + vel[j, 1] * ny if j >= 0 else 0.0
-    w = (a - b if j >= 0 else a) - K[c, K_VMIN]
-    if off_band(w, K[c, K_LAM], tol):
-        return -1.0
-    room = w if K[c, K_LAM] == 0.0 else min(w, SOLVER_BAND * tol - w)
-    return room - ROUND_OFF_SHARE * (abs(a) + abs(b) + abs(K[c, K_VMIN]) + tol)
-
-
-@kernel
 def _gauss_seidel(vel, inv_mass, C, nc, tol, S, budget):
     """solve_impulses' queue, every contact in it at first; returns the
     updates made, or -1 if it was not empty after budget of them. Works on
     the contacts packed (_pack) and writes their impulses back into C; the
-    same arithmetic, in the same order, as normal_speed and _push.
-
-    A contact that comes up is checked only where it may have left its
-    band: each check keeps how far (slack, px/s) its normal speed may move
-    before it can, and each impulse d on a ball of inverse mass k moves the
-    normal speed of every other contact of that ball by at most |d| k (the
-    normals are unit vectors). So a contact whose slack is not used up is
-    in its band, and passed over exactly as its check would pass it over:
-    the solve is the same, bit for bit, with a fraction of the checks
-    (about ten come up for each update, and most are still in band)."""
-    first, touching, queue, queued, K, slack = S[0], S[1], S[2], S[3], S[5], S[6]
+    same arithmetic, in the same order, as normal_speed and _push."""
+    first, touching, queue, queued, K = S[0], S[1], S[2], S[3], S[5]
     _pack(inv_mass, C, nc, K)
     for c in range(nc):
         queue[c] = c
         queued[c] = True
-        slack[c] = -1.0
     head, size = 0, nc
     updates = 0
     stopped = False
@@ -357,8 +327,6 @@ def _gauss_seidel(vel, inv_mass, C, nc, tol, S, budget):
         head = head + 1 if head + 1 < nc else 0
         size -= 1
         queued[c] = False
-        if slack[c] >= 0.0:
-            continue  # (in its band: see above)
         nx, ny = K[c, K_NX], K[c, K_NY]
         i, j = int(K[c, K_I]), int(K[c, K_J])
         vn = vel[i, 0] * nx + vel[i, 1] * ny
@@ -367,7 +335,6 @@ def _gauss_seidel(vel, inv_mass, C, nc, tol, S, budget):
         w = vn - K[c, K_VMIN]
         lam_c = K[c, K_LAM]
         if not off_band(w, lam_c, tol):
-            slack[c] = _slack(vel, K, c, tol)
             continue
         if updates >= budget:
             stopped = True  # (queued is set afresh by the next solve)
@@ -385,21 +352,17 @@ def _gauss_seidel(vel, inv_mass, C, nc, tol, S, budget):
         if inv_j > 0.0:
             vel[j, 0] -= d * inv_j * nx
             vel[j, 1] -= d * inv_j * ny
-        slack[c] = _slack(vel, K, c, tol)
         for side in range(2):  # the other contacts of the balls it moved: checked when they come up
             b = i if side == 0 else j
             if side == 1 and inv_j == 0.0:
                 break
-            moved = abs(d) * (inv_i if side == 0 else inv_j) * (1.0 + ROUND_OFF_SHARE)
             for p in range(first[b], first[b + 1]):
                 e = touching[p]
-                if e != c:
-                    slack[e] -= moved
-                    if not queued[e]:
-                        queued[e] = True
-                        tail = head + size
-                        queue[tail - nc if tail >= nc else tail] = e
-                        size += 1
+                if not queued[e] and e != c:
+                    queued[e] = True
+                    tail = head + size
+                    queue[tail - nc if tail >= nc else tail] = e
+                    size += 1
     lam = C[5]
     for c in range(nc):
         lam[c] = K[c, K_LAM]
