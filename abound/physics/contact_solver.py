@@ -284,16 +284,7 @@ def _pack(inv_mass, C, nc, K):
     contact arrays do not follow, and each check read a line of each of six
     arrays and of inv_mass twice over: from one row of 64 bytes instead, the
     pouring 10,000-ball Galton board's steps took 0.945 of their time, the
-    same solve bit for bit (benchmarks/ab_engine.py --state, BENCHMARKS.md).
-    (Two ways to check fewer contacts made the same solve, bit for bit,
-    and were slower: keeping each contact's slack, how far its normal speed
-    may move before it can leave its band, spending |d| k of it on every
-    other contact of a ball of inverse mass k an impulse d moves, and
-    passing over a contact that comes up with slack left. Kept for every
-    contact, both edges of its band, recomputed after every update: 1.14
-    times the time; kept only for contacts that push nothing (most of them
-    open): 1.01 times that. The checks it spares are not where the time
-    goes.)"""
+    same solve bit for bit (benchmarks/ab_engine.py --state, BENCHMARKS.md)."""
     ci, cj, cn, v_min, w_j, lam = C
     for c in range(nc):
         inv_i, inv_j = _inverse_masses(inv_mass, C, c)
@@ -313,7 +304,17 @@ def _gauss_seidel(vel, inv_mass, C, nc, tol, S, budget):
     """solve_impulses' queue, every contact in it at first; returns the
     updates made, or -1 if it was not empty after budget of them. Works on
     the contacts packed (_pack) and writes their impulses back into C; the
-    same arithmetic, in the same order, as normal_speed and _push."""
+    same arithmetic, in the same order, as normal_speed and _push.
+
+    A check costs less than the updates and their queueing: two ways to
+    check fewer contacts made the same solve, bit for bit, and were slower.
+    Each kept every contact's slack (how far its normal speed may move
+    before it can leave its band), took |d| k off it for every other
+    contact of a ball of inverse mass k that an impulse d moved, and passed
+    over a contact that came up with slack left. Kept for every contact,
+    to both edges of its band and recomputed after every update: 1.14
+    times the time. Kept only for contacts that push nothing, most of them
+    open: 1.01 times that."""
     first, touching, queue, queued, K = S[0], S[1], S[2], S[3], S[5]
     _pack(inv_mass, C, nc, K)
     for c in range(nc):
