@@ -120,16 +120,26 @@ def normal_speed(vel, C, c):
     return vn
 
 
+@kernel
+def ring_size(m):
+    """The length of the solve's queue for up to m contacts: the least power
+    of two >= m (a position in the ring is then a mask away, see _gauss_seidel)."""
+    size = 1
+    while size < m:
+        size *= 2
+    return size
+
+
 @allocating
 def solver_scratch(n, m):
     """The solve's scratch for n balls and room for m contacts: (first (n + 1,)
     int64 where each ball's contacts start in touching, touching (2m,) int64
-    the contacts of each ball in turn, queue (m,) int64 the contacts to
-    update, a ring, queued (m,) bool whether a contact is in it, start (m,)
-    float64 px/s each contact's normal speed before the solve, packed (m,
-    PACKED) float64 what an update reads of each contact, in one row: see
-    _pack)."""
-    return (np.zeros(n + 1, dtype=np.int64), np.empty(2 * m, dtype=np.int64), np.empty(m, dtype=np.int64),
+    the contacts of each ball in turn, queue (ring_size(m),) int64 the
+    contacts to update, a ring, queued (m,) bool whether a contact is in it,
+    start (m,) float64 px/s each contact's normal speed before the solve,
+    packed (m, PACKED) float64 what an update reads of each contact, in one
+    row: see _pack)."""
+    return (np.zeros(n + 1, dtype=np.int64), np.empty(2 * m, dtype=np.int64), np.empty(ring_size(m), dtype=np.int64),
             np.zeros(m, dtype=np.bool_), np.empty(m), np.empty((m, PACKED)))
 
 
@@ -320,12 +330,15 @@ def _gauss_seidel(vel, inv_mass, C, nc, tol, S, budget):
     for c in range(nc):
         queue[c] = c
         queued[c] = True
+    # (a ring of a power of two >= nc, the queue's most: a place in it is a
+    # mask away, not a comparison; first in, first out, as in a ring of nc)
+    mask = ring_size(nc) - 1
     head, size = 0, nc
     updates = 0
     stopped = False
     while size > 0:
         c = queue[head]
-        head = head + 1 if head + 1 < nc else 0
+        head = (head + 1) & mask
         size -= 1
         queued[c] = False
         nx, ny = K[c, K_NX], K[c, K_NY]
@@ -358,12 +371,17 @@ def _gauss_seidel(vel, inv_mass, C, nc, tol, S, budget):
             if side == 1 and inv_j == 0.0:
                 break
             for p in range(first[b], first[b + 1]):
+                # without a branch (as grid._offer): e is written at the
+                # tail anyway and counted only if it goes in. Whether a
+                # neighbour is queued already is a coin toss the CPU cannot
+                # guess. (The tail is free: c is out of the queue, so at
+                # most nc - 1 are in it)
                 e = touching[p]
-                if not queued[e] and e != c:
-                    queued[e] = True
-                    tail = head + size
-                    queue[tail - nc if tail >= nc else tail] = e
-                    size += 1
+                was = queued[e]
+                take = (not was) & (e != c)
+                queue[(head + size) & mask] = e
+                queued[e] = was | take
+                size += take
     lam = C[5]
     for c in range(nc):
         lam[c] = K[c, K_LAM]
