@@ -431,44 +431,6 @@ def _near(B, G, i, cand):
 
 
 @kernel
-def _few_near(B, G, Q, i, t, cand):
-    """_near's candidates for ball i's listing at time t, less most of those
-    _list_balls would pass over (listed from the other side, or beyond
-    reach), kept in their order in cand; returns their count.
-
-    Why: of the some 40 balls the query meets in a heap, about 6 lie within
-    reach, and which ones is a coin toss the CPU cannot guess. Tested here
-    without a branch (the candidate counted, not branched on, as
-    grid._offer does), the few kept go through _list_balls' exact tests
-    as before: the same contacts in the same order. So this keeps every
-    ball _list_balls would list, with a margin for round-off: where
-    motion_at puts it (at rest where fixed), within CLUSTER_REACH x the
-    smaller radius and 1e-9 of the distance."""
-    pos, vel, acc, tloc, radius, mode = B[0], B[1], B[2], B[3], B[4], B[7]
-    rank = Q[1]
-    here = rank[i]
-    by = Q[14][here]
-    px, py, r = pos[i, 0], pos[i, 1], radius[i]
-    m = _near(B, G, i, cand)
-    kept = 0
-    for q in range(m):
-        j = cand[q]
-        d = t - tloc[j]
-        x = pos[j, 0] + (vel[j, 0] + 0.5 * acc[j, 0] * d) * d
-        y = pos[j, 1] + (vel[j, 1] + 0.5 * acc[j, 1] * d) * d
-        fixed = is_fixed(mode[j])
-        dx = px - (pos[j, 0] if fixed else x)
-        dy = py - (pos[j, 1] if fixed else y)
-        rj = radius[j]
-        reach = (r + rj + CLUSTER_REACH * min(r, rj)) * (1.0 + 1e-9)
-        rj_rank = rank[j]
-        skip = (rj_rank >= 0) & (rj_rank < here) & (by <= rj_rank)
-        cand[kept] = j
-        kept += (dx * dx + dy * dy <= reach * reach) & (not skip)
-    return kept
-
-
-@kernel
 def _list_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand, warm):
     """List ball i's contacts with other balls within reach; moving balls
     not yet listed that touch it slowly (or close to touching within h)
@@ -476,7 +438,7 @@ def _list_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand, warm):
     pos, vel, radius, mode = B[0], B[1], B[4], B[7]
     rank, touches = Q[1], Q[2]
     r = radius[i]
-    m = _few_near(B, G, Q, i, t, cand)
+    m = _near(B, G, i, cand)
     for q in range(m):
         j = cand[q]
         if rank[j] >= 0 and rank[j] < rank[i] and Q[14][rank[i]] <= rank[j]:
