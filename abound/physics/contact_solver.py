@@ -70,7 +70,13 @@ tol and tol 1.25e-4 r / h), 22 to 31 on the 10,000-ball board's heap,
 about 85 balls tall (with 4); 7 on the rain at 4 s with tol 2.5e-4 r / h
 (clusters.SOLVER_TOL). (An accelerated projected gradient,
 Nesterov's with restarts, needed about 100 iterations of three passes
-over the contacts each for the same accuracy on the rain's ticks.)
+over the contacts each for the same accuracy on the rain's ticks. Nor
+would a block solve let the ticks grow: on solves captured from the
+hourglass and the pouring 10,000-ball board at ticks of 1.28 to 8 ms, an
+active set method with an exact sparse LU of the pushing contacts needed
+8 to 19 factorisations a solve, each dearer than the whole queue at the
+short ticks, and met no stopping rule in 50 at 4 ms on the board:
+benchmarks/solver_study, BENCHMARKS.md.)
 """
 import numpy as np
 
