@@ -84,6 +84,24 @@ def _touching(i, j, nb_, nc):
 
 
 @nb.njit(cache=True)
+def _update(vel, c, a, b, nx, ny, lam, inv_i, inv_j, tol, w):
+    """One Gauss-Seidel update of contact c (balls a, b; b < 0: fixed), aimed at w = tol,
+    as the engine's _gauss_seidel makes it; returns the change of its impulse."""
+    lc = lam[c]
+    new = max(lc + (tol - w) / (inv_i[c] + inv_j[c]), 0.0)
+    d = new - lc
+    if d == 0.0:
+        return d
+    lam[c] = new
+    vel[a, 0] += d * inv_i[c] * nx[c]
+    vel[a, 1] += d * inv_i[c] * ny[c]
+    if b >= 0:
+        vel[b, 0] -= d * inv_j[c] * nx[c]
+        vel[b, 1] -= d * inv_j[c] * ny[c]
+    return d
+
+
+@nb.njit(cache=True)
 def pgs_queue(vel, i, j, nx, ny, vmin, lam, inv_i, inv_j, tol, first, touching, budget):
     """The engine's _gauss_seidel (queue, FIFO, band 2 tol, aim tol). Returns (updates, checks)."""
     nc = len(i)
@@ -110,16 +128,8 @@ def pgs_queue(vel, i, j, nx, ny, vmin, lam, inv_i, inv_j, tol, first, touching, 
         if updates >= budget:
             return -1, checks
         updates += 1
-        new = max(lc + (tol - w) / (inv_i[c] + inv_j[c]), 0.0)
-        d = new - lc
-        if d == 0.0:
+        if _update(vel, c, a, b, nx, ny, lam, inv_i, inv_j, tol, w) == 0.0:
             continue
-        lam[c] = new
-        vel[a, 0] += d * inv_i[c] * nx[c]
-        vel[a, 1] += d * inv_i[c] * ny[c]
-        if b >= 0:
-            vel[b, 0] -= d * inv_j[c] * nx[c]
-            vel[b, 1] -= d * inv_j[c] * ny[c]
         for side in range(2):
             bb = a if side == 0 else b
             if side == 1 and b < 0:
@@ -156,16 +166,7 @@ def pgs_sweeps(vel, i, j, nx, ny, vmin, lam, inv_i, inv_j, tol, nsweeps, only_of
             if only_off and not ob:
                 continue
             updates += 1
-            new = max(lc + (tol - w) / (inv_i[c] + inv_j[c]), 0.0)
-            d = new - lc
-            if d == 0.0:
-                continue
-            lam[c] = new
-            vel[a, 0] += d * inv_i[c] * nx[c]
-            vel[a, 1] += d * inv_i[c] * ny[c]
-            if b >= 0:
-                vel[b, 0] -= d * inv_j[c] * nx[c]
-                vel[b, 1] -= d * inv_j[c] * ny[c]
+            _update(vel, c, a, b, nx, ny, lam, inv_i, inv_j, tol, w)
     return updates, off
 
 
