@@ -13,7 +13,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 import numpy as np
 from abound.physics.backends import get
-from abound.physics.constants import P_TICK, P_WARM
+from abound.physics.constants import P_TICK, P_WARM, TICK, WARM_SETTLING
 import abound.physics.clusters as clusters_py
 
 path, hms, name = sys.argv[1], float(sys.argv[2]), sys.argv[3]
@@ -25,7 +25,7 @@ scene, n, (B, W, params) = pickle.load(open(path, "rb"))
 B, W = tuple(B), tuple(W)
 params = params.copy()
 params[P_TICK] = h
-params[P_WARM] = 0.7 ** (h / 0.002)
+params[P_WARM] = WARM_SETTLING ** (h / TICK)  # (as ticks.warm_share, for any h)
 k = max(1, int(round((1 / 60) / h)))
 dt = k * h  # a frame of whole ticks of exactly h
 fast = get("fast")[1]
@@ -36,7 +36,6 @@ for f in range(warm_frames):
     fast.step(B, W, params, dt)
 print(f"{warm_frames} fast frames dt={dt:.5f} in {time.time()-t0:.1f}s", flush=True)
 caps = []
-orig = clusters_py.solve_impulses
 def wrapper(vel, inv_mass, C, nc, tol, S):
     hh = sys._getframe(1).f_locals.get("h", np.nan)
     mine = abs(hh - h) < 1e-12 and nc > 100

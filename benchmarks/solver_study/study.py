@@ -9,7 +9,6 @@ import abound.physics._compiled.contact_solver as csf
 
 only = os.environ.get("METHODS", "pgs,as_lu,sm3,sm3d").split(",")
 maxcaps = int(os.environ.get("MAXCAPS", "2"))
-rows = []
 for path in sys.argv[1:]:
     D = pickle.load(open(path, "rb"))
     for k, cap in enumerate(D["caps"][:maxcaps]):
@@ -48,4 +47,3 @@ for path in sys.argv[1:]:
                 r.update({f"{name}_flops": R["flops"] / nc, f"{name}_iters": R["iters"], f"{name}_sweeps": R["sweeps"], f"{name}_cg": R["cg"], f"{name}_work": R["work"] / nc,
                           f"{name}_time": R["time"], f"{name}_ok": R["ok"], f"{name}_neg": c["neg"], f"{name}_over": c["over_frac"], f"{name}_excess": c["excess"]})
         print(json.dumps(r, default=float), flush=True)
-        rows.append(r)
