@@ -19,6 +19,8 @@ import time
 
 import numpy as np
 
+from abound.scene.schema import MAX_BALLS
+
 DEFAULT_BALLS = 10_000
 SIZE = (1280, 720)
 MAX_FRAMES = 60          # timed frames for abound's renderer
@@ -203,6 +205,9 @@ def run(args):
         print(f"abound: error: --render compares only with 'shapes', not {compare!r}", file=sys.stderr)
         return 2
     n = args.balls or DEFAULT_BALLS
+    if n > MAX_BALLS:  # (as a scene's count: 10 million balls grew past 2.6 GB before a frame)
+        print(f"abound: error: balls must be an integer <= {MAX_BALLS}, not {n}", file=sys.stderr)
+        return 2
     size = tuple(int(v) for v in args.size) if getattr(args, "size", None) else SIZE
     frames = max(1, min(args.frames or MAX_FRAMES, MAX_FRAMES))
     try:

@@ -186,6 +186,8 @@ COMMAND_LINES = [
     (["bench", "--frames", "many"], "argument --frames: not an integer: 'many'"),
     (["bench", "--balls", "0"], "argument --balls: must be positive, not 0"),
     (["bench", "--balls", "300000", "--frames", "1"], "balls must be an integer <= 200000, not 300000"),
+    # the render benchmark takes no scene but the same bound (10 million balls grew past 2.6 GB)
+    (["bench", "--render", "--balls", "10000000", "--frames", "1"], "balls must be an integer <= 200000, not 10000000"),
     (["bench", "--size", "12"], "argument --size: size must be WIDTHxHEIGHT"),
     (["bench", "--size", "0x5"], "argument --size"),
     (["bench", "--size", "1e300x1e300", "--frames", "1"], "argument --size: a side is at most 1e+09 px"),
