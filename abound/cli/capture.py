@@ -249,8 +249,22 @@ def _write(frames, args, fps):
             finish_video(video)
         if out is not None and args.force:
             args.stale_removed = _remove_stale_frames(out, written)
-    except BaseException:  # Ctrl-C or a failure: no video is left half written (one finished stays)
+    except BaseException as exc:  # Ctrl-C or a failure: no video is left half written (one finished stays)
         for video in videos:
             video.abort()
-        raise
+        if not isinstance(exc, KeyboardInterrupt):
+            raise
+        print(_interrupted(args, out, written), file=sys.stderr)
+        return 130  # (as a shell reports a run that Ctrl-C ended)
     return 0
+
+
+def _interrupted(args, out, handed):
+    """The line a capture cut short by Ctrl-C ends with: what it kept and what it did not
+    (a folder of frames refused by the next run, without it, left the user guessing why)."""
+    kept = sum(1 for k in range(handed) if (out / FRAME_NAME.format(k)).is_file()) if out is not None else 0
+    said = [f"{plural(kept, 'PNG')} kept in {out}" + (f" ({FRAME_NAME.format(0)} to {FRAME_NAME.format(kept - 1)})"
+                                                      if kept else "")] if out is not None else []
+    gone = [path for path in (args.gif, args.mp4, getattr(args, "wav", None)) if path]
+    said += [f"{' and '.join(str(path) for path in gone)} not written"] if gone else []
+    return f"abound: interrupted at frame {handed} of {args.frames}: {'; '.join(said)}"
