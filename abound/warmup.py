@@ -118,6 +118,8 @@ class Warmup:
         self.seconds = None
         self._t0 = time.perf_counter()
         self._slow = False        # a reference step took longer than SLOW_STEP
+        self._held = False        # steps() waits for overlaps to be pushed apart (by the fast engine)
+        self._said_paused = False  # _pause has said that the scene waits
         self._tried = False       # a reference step was tried
         self._looked = False      # step() has looked whether numba's cache is warm
         self._thread = threading.Thread(target=self._run, name="abound-fast-engine", daemon=True)
@@ -187,7 +189,10 @@ class Warmup:
         if not self.compiling:
             self.compiling = True
             if self.stream is not None:
-                print(f"abound: {MESSAGE}; the plain-Python engine runs meanwhile", file=self.stream)
+                meanwhile = ("the scene waits for it (the plain-Python engine is too slow for it)"
+                             if self._slow or self._held else "the plain-Python engine runs meanwhile")
+                self._said_paused = self._slow or self._held
+                print(f"abound: {MESSAGE}; {meanwhile}", file=self.stream)
 
     @property
     def ready(self):
@@ -211,9 +216,12 @@ class Warmup:
         if wanted <= 0 or self._slow:
             return 0
         if sim._dirty and sim.max_overlap() > SETTLE_OVERLAP:
-            return 0  # pushing overlaps apart in plain Python can take long: wait (and look again)
+            # pushing overlaps apart in plain Python can take long: wait (and look again)
+            self._pause("overlaps to push apart", lasting=False)
+            return 0
+        self._held = False
         if not self._tried and len(sim) > FIRST_STEP_BALLS:
-            self._slow = True
+            self._pause(f"{len(sim)} balls")
             return 0
         return 1
 
@@ -245,7 +253,26 @@ class Warmup:
         """Note how long a reference step took (too long: no more until the fast engine is ready)."""
         self._tried = True
         if seconds > SLOW_STEP:
+            self._pause(f"{seconds:.2f} s a step")
+
+    @property
+    def waiting(self):
+        """Whether the scene stands still until the fast engine is ready (the reference engine
+        is too slow for it), while numba compiles."""
+        return (self._slow or self._held) and self.compiling and not self.done.is_set()
+
+    def _pause(self, why, lasting=True):
+        """No more reference steps: the scene waits for the fast engine. Said once where numba
+        compiles: the first line said the plain-Python engine runs meanwhile (a new user saw the
+        demo stand still for the whole compile, its HUD saying it ran in slow motion)."""
+        if not self._said_paused and self.compiling and not self.done.is_set() and self.stream is not None:
+            self._said_paused = True
+            print(f"abound: the plain-Python engine is too slow for this scene ({why}): "
+                  f"the scene waits for the fast engine", file=self.stream)
+        if lasting:
             self._slow = True
+        else:
+            self._held = True  # (until steps() finds the overlaps gone)
 
 
 def start(sim, *, quiet=False, stream=None):

@@ -442,14 +442,16 @@ class DemoApp:
     def _slow_note(self):
         """Says so when the machine cannot keep up and the simulation runs in slow motion."""
         pacer = self.pacer
-        if self.paused or not pacer.slowed:
-            return ""
+        if self.paused or not pacer.slowed or (self.warmup is not None and self.warmup.waiting):
+            return ""  # (standing still for the fast engine is no slow motion: _warm_note)
         return f"\nslow motion: {pacer.speed:.2f}x real time (the machine cannot keep up)"
 
     def _warm_note(self):
         from abound.warmup import MESSAGE
         warm = self.warmup
-        return f"\n{MESSAGE}" if warm is not None and warm.compiling and not warm.done.is_set() else ""
+        if warm is None or not warm.compiling or warm.done.is_set():
+            return ""
+        return f"\n{MESSAGE}" + (": the scene stands still until it is ready" if warm.waiting else "")
 
     def _replay_note(self):
         if self.replay is None:

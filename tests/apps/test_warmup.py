@@ -98,17 +98,24 @@ def test_the_demo_steps_on_reference_says_so_then_switches_without_a_jump(held, 
         app.close()
 
 
-def test_a_big_scene_waits_for_the_fast_engine_but_the_window_draws(held):
+def test_a_big_scene_waits_for_the_fast_engine_but_the_window_draws(held, capsys):
     pytest.importorskip("pyglet")
     from abound.cli.demo import DemoApp
     sim = Simulation.from_config("pile", balls=warmup.FIRST_STEP_BALLS + 1, backend="fast")
     app = DemoApp(sim, headless=True, size=(320, 240))
     try:
         app.warmup = warmup.start(app.sim)  # (start_warmup leaves headless runs alone)
+        app.warmup._compiling_now()  # what numba's "numba:compile" event calls
         for _ in range(3):
             app.tick(app.sim.dt)
             app.draw()
         assert app.control.steps == 0 and app.frames == 0 and app.sim.time == 0.0
+        # and it says so: standing still is not "the plain-Python engine runs meanwhile", nor
+        # slow motion (a new user saw both while the scene stood still for the whole compile)
+        err = capsys.readouterr().err
+        assert "the scene waits for the fast engine" in err and err.count("abound: ") == 2, err
+        hud = app.hud_text()
+        assert f"{warmup.MESSAGE}: the scene stands still until it is ready" in hud and "slow motion" not in hud
         held.set()
         assert app.warmup.wait(300)
         app.tick(app.sim.dt)
@@ -117,9 +124,16 @@ def test_a_big_scene_waits_for_the_fast_engine_but_the_window_draws(held):
         app.close()
 
 
+def _policy():
+    """A Warmup's stepping policy alone, no thread, as while numba compiles."""
+    warm = warmup.Warmup.__new__(warmup.Warmup)
+    warm._slow = warm._tried = warm._held = warm._said_paused = False
+    warm.compiling, warm.done, warm.stream = True, threading.Event(), None
+    return warm
+
+
 def test_a_slow_reference_step_stops_the_reference_steps():
-    warm = warmup.Warmup.__new__(warmup.Warmup)  # the policy alone, no thread
-    warm._slow = warm._tried = False
+    warm = _policy()
     sim = Simulation.from_config("default", backend="reference")
     assert warm.steps(sim, 4) == 1  # one step per frame at most
     warm.took(warmup.SLOW_STEP / 2)
@@ -131,19 +145,19 @@ def test_a_slow_reference_step_stops_the_reference_steps():
 def test_deep_overlaps_to_push_apart_wait_for_the_fast_engine():
     """A window smaller than the box squeezes the balls together: pushing them apart again takes
     the reference engine seconds (galton in 960x540: 7 s), so that step waits."""
-    warm = warmup.Warmup.__new__(warmup.Warmup)
-    warm._slow = warm._tried = False
+    warm = _policy()
     sim = Simulation.from_config("galton", backend="reference")
     assert warm.steps(sim, 1) == 1  # as built: nothing to push apart
     sim.resize(960, 540)
     assert sim.max_overlap() > warmup.SETTLE_OVERLAP and warm.steps(sim, 1) == 0
+    assert warm.waiting  # (the HUD says the scene stands still)
     sim.backend = "fast"
     for _ in range(20):  # the fast engine pushes them apart (a deep heap over a few steps: 10 or 11 of them)
         sim.step()
         if not sim._dirty:
             break
     sim.backend = "reference"
-    assert warm.steps(sim, 1) == 1
+    assert warm.steps(sim, 1) == 1 and not warm.waiting
 
 
 def test_after_the_warm_up_nothing_is_left_to_compile():
