@@ -48,6 +48,7 @@ from abound.cli.outputs import (
 )
 from abound.pacing import MAX_STEPS_PER_FRAME, Pacer
 FLING_GAIN = 4.0       # velocity (px/s) per pixel of drag
+HEX_PACKING = 0.9069   # pi / (2 sqrt 3): the most of a plane equal discs can cover
 
 # the controls, as ``abound demo --help`` lists them (docs/demo.md's table says the same, in more words)
 KEYS = [
@@ -182,6 +183,7 @@ class DemoApp:
             from abound.scene import fixed_picture
             box_follows_window = not fixed_picture(sim.scene)
         self.box_follows_window = bool(box_follows_window)
+        self._said_crowded = False  # on_resize said the box cannot hold its balls
         if window is None:
             from abound.render.context import FrameTooLarge
 
@@ -437,7 +439,7 @@ class DemoApp:
                 f"balls {len(state)}   contacts/frame {s['contacts']}   energy drift {drift:+.2e}\n"
                 f"backend {state.backend}   ball TOI {state.ball_toi}   gravity ({round(g[0])}, {round(g[1])})"
                 f"{'   PAUSED' if self.paused else ''}{self._slow_note()}{self._replay_note()}"
-                f"{self._warm_note()}")
+                f"{self._warm_note()}{self._crowded_note()}")
 
     def _slow_note(self):
         """Says so when the machine cannot keep up and the simulation runs in slow motion."""
@@ -445,6 +447,19 @@ class DemoApp:
         if self.paused or not pacer.slowed or (self.warmup is not None and self.warmup.waiting):
             return ""  # (standing still for the fast engine is no slow motion: _warm_note)
         return f"\nslow motion: {pacer.speed:.2f}x real time (the machine cannot keep up)"
+
+    def _crowded(self):
+        """The share of the box its balls would cover where that is more than discs can
+        pack (a window shrunk below what holds a random scene's balls), else 0. A new user
+        who shrank the 10,000-ball pile's window to 640x360 saw it crawl at 0.01x real time
+        with no word why; the box still follows the window (a window shrunk for a moment)."""
+        sim = self.control.sim
+        cover = float(np.sum(np.pi * sim.radii ** 2)) / max(sim.width * sim.height, 1e-300)
+        return cover if cover > HEX_PACKING else 0.0
+
+    def _crowded_note(self):
+        crowded = self._crowded() if self.box_follows_window else 0.0
+        return f"\nthe box is too small for its balls ({crowded:.0%} covered): grow the window" if crowded else ""
 
     def _warm_note(self):
         from abound.warmup import MESSAGE
@@ -554,6 +569,12 @@ class DemoApp:
         (then the renderer fits the box into the window); a replay's box follows its log."""
         if width > 0 and height > 0 and self.replay is None and self.box_follows_window:
             self.control.resize(width, height)
+            crowded = self._crowded()
+            if crowded and not self._said_crowded:  # (once, until the box holds them again)
+                print(f"abound: note: the {width}x{height} box cannot hold its balls (they would cover "
+                      f"{crowded:.0%} of it, discs pack at most {HEX_PACKING:.0%}): they are squeezed "
+                      f"together and step slowly until the window grows", file=sys.stderr)
+            self._said_crowded = bool(crowded)
         # let pyglet's default handler set its viewport and projection too
 
     def world_point(self, x, y):

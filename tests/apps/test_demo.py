@@ -445,3 +445,20 @@ def test_a_box_under_a_pixel_gets_a_window_of_one(tmp_path, capsys):
     scene.write_text("[world]\nwidth = 0.5\nheight = 0.5\n")
     assert main(["demo", str(scene), "--frames", "2", "--headless"]) == 0
     assert "error" not in capsys.readouterr().err
+
+
+def test_a_window_too_small_for_its_balls_says_so(app, capsys):
+    # the box follows the window even then (a window shrunk for a moment), but the user hears
+    # why the scene crawls: once on the terminal, and on the HUD while it lasts
+    cover = lambda w, h: float(np.sum(np.pi * app.sim.radii ** 2)) / (w * h)
+    w, h = 12, 9
+    assert cover(w, h) > 0.9069  # (more than discs can cover: pi / (2 sqrt 3))
+    app.on_resize(w, h)
+    app.on_resize(w + 1, h)
+    err = capsys.readouterr().err
+    assert err.count("cannot hold its balls") == 1, err
+    assert f"they would cover {cover(w, h):.0%} of it" in err
+    assert f"the box is too small for its balls ({cover(w + 1, h):.0%} covered)" in app.hud_text()
+    app.on_resize(300, 150)
+    assert cover(300, 150) < 0.9 and "too small" not in app.hud_text()
+    assert capsys.readouterr().err == ""
