@@ -238,10 +238,13 @@ class Warmup:
                 # (in slices: loading that finds something to compile stops the wait)
                 while not self.compiling and not self.done.wait(0.05) and time.perf_counter() < deadline:
                     pass
-        self.switch(sim)
+        switched = self.switch(sim)
         if sim.backend == "reference" and not self.done.is_set() and not self.steps(sim, 1):
             self.wait()
-            self.switch(sim)
+            switched = self.switch(sim)
+        if switched and self.compiling and self.stream is not None:
+            # (as the demo says it: a capture that waited minutes in silence looked hung)
+            print(f"abound: the fast engine is ready ({self.seconds:.1f} s)", file=self.stream)
         if sim.backend != "reference":
             return sim.step(contacts=contacts)
         t0 = time.perf_counter()
