@@ -29,6 +29,7 @@ import json
 import math
 import os
 
+from abound.defaults import MIN_POSITIVE
 from abound.control import ACTIONS, ADD_RADIUS, BACKENDS, BALL_TOI, Controller, state_digest
 from abound.errors import MAX_NESTING, SceneError, read_user_file, show_path, too_deep
 
@@ -228,8 +229,9 @@ def _check_action(obj, box):
             return f"action {kind!r}: bad {key} {_show(v)}{numbers}"
     # the demo adds balls of ADD_RADIUS, whatever the box; nothing larger than the box
     largest = max(ADD_RADIUS[1], min(box) / 2)
-    if kind == "add" and not 0 < obj["radius"] <= largest:
-        return f"action 'add': the radius must be in (0, {largest:g}] in a {box[0]:g}x{box[1]:g} box, not {_show(obj['radius'])}"
+    if kind == "add" and not MIN_POSITIVE <= obj["radius"] <= largest:  # (a scene's least radius too)
+        return (f"action 'add': the radius must be in [{MIN_POSITIVE:g}, {largest:g}] in a {box[0]:g}x{box[1]:g} box, "
+                f"not {_show(obj['radius'])}")
     if kind == "resize" and not all(1 <= obj[k] <= MAX_WINDOW for k in ("width", "height")):
         return f"action 'resize': the size must be between 1 and {MAX_WINDOW} px, not {_show(obj['width'])}x{_show(obj['height'])}"
     return None

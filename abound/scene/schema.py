@@ -62,6 +62,8 @@ def _show(v, limit=60):
         return "true" if v else "false"
     if isinstance(v, dict):
         return "a table"
+    if isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+        return "an array of tables"  # (not Python's repr of a list of dicts)
     if isinstance(v, list) and len(v) > 6:
         return f"a list of {len(v)} values"
     text = repr(v) if isinstance(v, str) else str(v)
@@ -337,7 +339,8 @@ def _unknown(name, allowed, what, ctx, label=None):
 def _table(raw, spec, ctx, label):
     """Check one table against its spec; returns the normalized copy."""
     if not isinstance(raw, dict):
-        raise Ctx(ctx.file).error(f"{label} must be a table, not {_show(raw)}")
+        hint = f" (write {label}, not [{label}])" if label.startswith("[") and _show(raw) == "an array of tables" else ""
+        raise Ctx(ctx.file).error(f"{label} must be a table, not {_show(raw)}{hint}")
     for key in raw:
         if key not in spec:
             raise _unknown(key, spec, "key", ctx, label)

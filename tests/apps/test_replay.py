@@ -396,3 +396,17 @@ def test_a_log_whose_disk_filled_after_some_frames_holds_just_those_when_space_c
     writer.close(sim, 4)  # (the demo's ending: nothing more is written)
     log = read_replay(path)
     assert (log.frames, log.final) == (3, None)
+
+
+@pytest.mark.parametrize("radius", [1e-12, 0.0, -1.0])
+def test_an_added_ball_smaller_than_a_scene_may_hold_is_refused_by_its_line(recorded, tmp_path, radius):
+    # a scene's radius is at least 1e-9 px (MIN_POSITIVE): a hand-edited log's 1e-12 was taken,
+    # and the run ended only in "the final state differs"
+    lines = recorded[0].read_text().splitlines(keepends=True)
+    bad = tmp_path / "tiny.jsonl"
+    add = {"step": 0, "do": "add", "x": 50.0, "y": 50.0, "vx": 0.0, "vy": 0.0, "radius": radius}
+    bad.write_text(lines[0] + json.dumps(add) + "\n" + "".join(lines[1:]))
+    with pytest.raises(ReplayError) as info:
+        read_replay(bad)
+    message = str(info.value)
+    assert message.startswith(f"{bad}: line 2: ") and "the radius must be in [1e-09, " in message, message
