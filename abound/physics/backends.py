@@ -60,7 +60,7 @@ def _load_reference():
 
 # the modules numba caches code for: the kernels and the engine's modules (engine.py gathers them)
 CACHED = ("roots", "kernels", "constants", "motion", "queue", "grid", "predict", "rest", "resolve",
-          "contact_log", "contact_solver", "near", "clusters", "strips", "settle", "loop", "engine")
+          "contact_log", "contact_solver", "clusters", "strips", "settle", "loop", "engine")
 SOURCES = tuple(name + ".py" for name in CACHED) + ("_jit.py",)
 
 

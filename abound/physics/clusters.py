@@ -59,7 +59,7 @@ listed ball's velocity before the solve, unsettled (N,) bool
 (_take_back) and ahead (N, 2) px/s^2 what each cluster ball's
 velocity holds for each second left of its tick (see take_ahead), sets
 (N, SET_FIELDS) what _take_back sums over each set (GAIN ... RESTLESS),
-jammed (N,) bool the listed balls a jam puts to sleep, NG the tick's point grid (near.py). Each ball's last impulses,
+jammed (N,) bool the listed balls a jam puts to sleep. Each ball's last impulses,
 the next solve's first guess, are the state's (world.py: warm_key,
 warm_lam; _keep_impulses).
 """
@@ -77,7 +77,6 @@ from .contact_solver import (
     SOLVER_BAND, TARGET_GAP, normal_speed, off_band, project_one, solve_budget, solve_impulses, solver_scratch, speculative_min_speed,
 )
 from .motion import gravity_on, is_fixed, motion_at, set_free, sync
-from .near import near_balls, near_build, near_scratch
 from .grid import _cell_span, grid_cell_balls
 from .queue import heap_push
 from .rest import fall_asleep, far_from_wall, held, try_sleep, wall_gap
@@ -149,9 +148,6 @@ SET_FIELDS = 6
 # Flowing contacts (a ball faster than twice rest_speed: sup_r 0) start
 # from all of it. (WARM_SETTLING, constants.py: at ticks of TICK; shorter
 # ones start from params[P_WARM], ticks.warm_share.)
-# a tick that lists at least 1 / NEAR_SHARE of the balls at its start builds
-# the point grid for its queries (near.py)
-NEAR_SHARE = 8
 ISLAND_AWAKE, ISLAND_ASLEEP, ISLAND_FIXED = 0, 1, 2  # _islands' states (bit 1: touches a fixed thing)
 STRUCK, WEDGED, REJOINED = -1, 0, 1  # what rejoin did
 
@@ -190,7 +186,7 @@ def cluster_scratch(B, on):
             np.empty(n, dtype=np.uint8), np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_),
             np.zeros(n, dtype=np.bool_), rmin, np.full(n, -1.0), solver_scratch(n, m),
             np.empty(n, dtype=np.int64), np.empty((n, 2)), np.zeros(n, dtype=np.bool_), np.zeros((n, 2)),
-            np.zeros((n, SET_FIELDS)), np.zeros(n, dtype=np.bool_), near_scratch(n))
+            np.zeros((n, SET_FIELDS)), np.zeros(n, dtype=np.bool_))
 
 
 @kernel
@@ -435,18 +431,14 @@ def _near(B, G, i, cand):
 
 
 @kernel
-def _list_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand, warm, near_on):
+def _list_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand, warm):
     """List ball i's contacts with other balls within reach; moving balls
     not yet listed that touch it slowly (or close to touching within h)
-    join the list. near_on: the tick's point grid (near.py, Q[20]) is
-    built; else (or where it leaves the query to it) the event grid's cells
-    are asked."""
+    join the list."""
     pos, vel, radius, mode = B[0], B[1], B[4], B[7]
     rank, touches = Q[1], Q[2]
     r = radius[i]
-    m = near_balls(Q[20], i, pos[i, 0], pos[i, 1], r, cand) if near_on else -1
-    if m < 0:
-        m = _near(B, G, i, cand)
+    m = _near(B, G, i, cand)
     for q in range(m):
         j = cand[q]
         if rank[j] >= 0 and rank[j] < rank[i] and Q[14][rank[i]] <= rank[j]:
@@ -553,15 +545,10 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
         return ntodo
     q = 0
     warm = params[P_WARM]
-    # a point grid of where every ball stands now, where the tick lists many
-    # of them (building it costs a look at each ball: near.py)
-    near_on = not early and NEAR_SHARE * counts[1] >= len(mode)
-    if near_on:
-        near_build(B, Q[20], t, rmin)
     while q < counts[1]:  # (the list grows as moving balls join)
         i = order[q]
         _list_walls(B, W, Q, i, h, warm)
-        _list_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand, warm, near_on)
+        _list_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand, warm)
         q += 1
     for q in range(counts[1]):
         if touches[q] == 0:
