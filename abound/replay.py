@@ -29,8 +29,8 @@ import json
 import math
 import os
 
-from abound.defaults import MIN_POSITIVE
 from abound.control import ACTIONS, ADD_RADIUS, BACKENDS, BALL_TOI, Controller, state_digest
+from abound.defaults import MIN_POSITIVE
 from abound.errors import MAX_NESTING, SceneError, read_user_file, show_path, too_deep
 
 FORMAT = 1
