@@ -620,7 +620,15 @@ class DemoApp:
         elif symbol == k.R:
             self.reset()
         elif symbol == k.B:  # (not onto the fast engine while it compiles: the window would freeze)
-            control.cycle_backend(skip=("fast",) if self.warmup is not None else ())
+            from abound import warmup
+            skip = ("fast",) if self.warmup is not None else ()
+            if len(control.sim) > warmup.FIRST_STEP_BALLS and control.sim.backend != "reference":
+                # (its first step froze the window for 10 s before _too_slow_on_reference
+                # could take it back: a new user's trial of the 10,000-ball pile)
+                skip += ("reference",)
+                print(f"abound: note: B passes over the reference engine for more than "
+                      f"{warmup.FIRST_STEP_BALLS:,} balls (seconds a step in plain Python)", file=sys.stderr)
+            control.cycle_backend(skip=skip)
             self._chose_reference = control.sim.backend == "reference"
         elif symbol == k.T:
             control.cycle_ball_toi()
