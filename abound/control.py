@@ -231,13 +231,17 @@ class Controller:
     def reset(self):
         self.apply({"do": "reset"})
 
-    def cycle_backend(self, skip=()):
-        """The next backend that can run here (pymunk too, when it is installed),
-        passing over those in skip (the demo skips the fast engine while it compiles:
-        choosing it then would compile it on the window's thread)."""
+    def next_backend(self, skip=()):
+        """The backend after the current one that can run here (pymunk too, when it is
+        installed), passing over those in skip (the demo skips the fast engine while it
+        compiles: choosing it then would compile it on the window's thread)."""
         names = [n for n in backends.available() if n not in skip or n == self.sim.backend]
         i = names.index(self.sim.backend) if self.sim.backend in names else -1
-        self.apply({"do": "backend", "name": names[(i + 1) % len(names)]})
+        return names[(i + 1) % len(names)]
+
+    def cycle_backend(self, skip=()):
+        """Onto next_backend(skip)."""
+        self.apply({"do": "backend", "name": self.next_backend(skip)})
 
     def cycle_ball_toi(self):
         self.apply({"do": "ball_toi", "name": BALL_TOI[(BALL_TOI.index(self.sim.ball_toi) + 1) % len(BALL_TOI)]})

@@ -454,7 +454,7 @@ class DemoApp:
         who shrank the 10,000-ball pile's window to 640x360 saw it crawl at 0.01x real time
         with no word why; the box still follows the window (a window shrunk for a moment)."""
         sim = self.control.sim
-        cover = float(np.sum(np.pi * sim.radii ** 2)) / max(sim.width * sim.height, 1e-300)
+        cover = float(np.sum(np.pi * sim.radii ** 2)) / (sim.width * sim.height)  # (a box is never empty)
         return cover if cover > HEX_PACKING else 0.0
 
     def _crowded_note(self):
@@ -622,7 +622,7 @@ class DemoApp:
         elif symbol == k.B:  # (not onto the fast engine while it compiles: the window would freeze)
             from abound import warmup
             skip = ("fast",) if self.warmup is not None else ()
-            if len(control.sim) > warmup.FIRST_STEP_BALLS and control.sim.backend != "reference":
+            if len(control.sim) > warmup.FIRST_STEP_BALLS and control.next_backend(skip) == "reference":
                 # (its first step froze the window for 10 s before _too_slow_on_reference
                 # could take it back: a new user's trial of the 10,000-ball pile)
                 skip += ("reference",)

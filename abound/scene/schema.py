@@ -339,8 +339,9 @@ def _unknown(name, allowed, what, ctx, label=None):
 def _table(raw, spec, ctx, label):
     """Check one table against its spec; returns the normalized copy."""
     if not isinstance(raw, dict):
-        hint = f" (write {label}, not [{label}])" if label.startswith("[") and _show(raw) == "an array of tables" else ""
-        raise Ctx(ctx.file).error(f"{label} must be a table, not {_show(raw)}{hint}")
+        shown = _show(raw)
+        hint = f" (write {label}, not [{label}])" if label.startswith("[") and shown == "an array of tables" else ""
+        raise Ctx(ctx.file).error(f"{label} must be a table, not {shown}{hint}")
     for key in raw:
         if key not in spec:
             raise _unknown(key, spec, "key", ctx, label)
