@@ -480,3 +480,27 @@ def test_b_passes_over_the_reference_engine_for_a_scene_too_big_for_it(capsys):
         assert said == (2 if "pymunk" in backends.available() else 4)
     finally:
         app.close()
+
+
+def test_the_crowding_note_is_drawn_as_one_more_hud_line(app, tmp_path, monkeypatch):
+    # the pixels, not only hud_text: over the black background only the HUD's glyphs differ
+    # from the plain picture; with the note they reach one text line lower, the lines above
+    # as they were. (The share is forced here: the picture must stay the same; the share's
+    # own test is test_a_window_too_small_for_its_balls_says_so)
+    app.show_hud = True
+    plain = capture_frame(app.sim, (240, 180), RenderStyle.from_scene(app.sim.scene))[..., :3]
+
+    background = np.all(plain == 0, axis=2)  # (the backdrop darkens a ball under it too)
+
+    def text_rows(name):
+        shot = np.asarray(Image.open(app.screenshot(tmp_path / name)))[..., :3]
+        return shot, np.flatnonzero(np.any(np.any(shot != plain, axis=2) & background, axis=1))
+
+    without, rows = text_rows("without.png")
+    lines = app.hud_text().count("\n") + 1
+    monkeypatch.setattr(app, "_crowded", lambda: 3.93)
+    assert app.hud_text().count("\n") + 1 == lines + 1
+    with_note, rows_note = text_rows("with.png")
+    pitch = (rows[-1] - rows[0]) / (lines - 0.5)  # (glyphs from the first line's top to the last's baseline or so)
+    assert 0.5 * pitch < rows_note[-1] - rows[-1] < 1.5 * pitch, (rows[[0, -1]], rows_note[[0, -1]], pitch)
+    assert np.array_equal(with_note[:rows[-1] + 1], without[:rows[-1] + 1])
