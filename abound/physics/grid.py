@@ -19,7 +19,7 @@ from .motion import effective_motion
 # G = (head (cells,), ent_ball, ent_next, meta int (nent, nx, ny, nbig, query id),
 #      cell size, its inverse and the grid's corner (4,), big list (N,), stamp (N,), is_big (N,),
 #      start (cells + 1,), cell_ball, span (N, 4), kept box (N, 4), watch (N,),
-#      reach (2 x WATCH_SLOTS,): see gather)
+#      reach (2 x WATCH_SLOTS,): see gather, moving (cells,) uint8: see mark_moving)
 # At the start of a part of a step every ball is entered at once, cell by cell
 # in contiguous runs (cell c holds cell_ball[start[c]:start[c + 1]]), and its
 # cell span kept. A ball whose trajectory changes later is entered again only
@@ -153,7 +153,8 @@ def grid_new(B, width, height, dt, watch, reach):
          np.empty(cap, dtype=GRID_INT), meta, size, np.empty(max(n, 1), dtype=BALL_INT),
          np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.bool_),  # (stamps: query ids, int64)
          np.zeros(nx * ny + 1, dtype=GRID_INT), np.empty(0, dtype=BALL_INT),
-         np.empty((n, 4), dtype=GRID_INT), np.empty((n, 4), dtype=np.float64), watch, reach)
+         np.empty((n, 4), dtype=GRID_INT), np.empty((n, 4), dtype=np.float64), watch, reach,
+         np.zeros(nx * ny, dtype=np.uint8))
     total = grid_count(G, B, dt)
     G = G[:9] + (np.empty(total, dtype=BALL_INT),) + G[10:]
     grid_fill(G)
@@ -251,6 +252,43 @@ def grid_enter(G, i, cells):
             head[c] = k
             k += 1
     meta[0] = k
+
+
+@inlined
+def mark_moving(G, cells):
+    """Mark the cells (ix0, iy0, ix1, iy1) of the sweep of a ball the
+    clusters do not hold (free, sliding or rolling: predict.settled says
+    which are held), for moving_near. Marks stay till the part ends: a
+    stale one costs a query, a missing one would lose a pair. A sweep over
+    more than MAX_CELLS_PER_BALL cells goes on the big list instead, which
+    moving_near reads."""
+    moving, nx = G[14], G[3][1]
+    ix0, iy0, ix1, iy1 = cells
+    if (ix1 - ix0 + 1) * (iy1 - iy0 + 1) > MAX_CELLS_PER_BALL:
+        return
+    for iy in range(iy0, iy1 + 1):
+        for ix in range(ix0, ix1 + 1):
+            moving[iy * nx + ix] = 1
+
+
+@inlined
+def moving_near(G, cells):
+    """Whether a ball the clusters do not hold may be entered in the cells
+    (ix0, iy0, ix1, iy1): one of them is marked (mark_moving), or a ball is
+    on the big list. A cluster ball predicted again after its tick looks
+    for its pairs with such balls only (its other contacts are the ticks'),
+    and deep in a heap there are none near: without this it read some 50
+    cell entries to find none, a tenth of a pouring board's frame."""
+    moving, meta = G[14], G[3]
+    ix0, iy0, ix1, iy1 = cells
+    if meta[3] > 0 or (ix1 - ix0 + 1) * (iy1 - iy0 + 1) > MAX_CELLS_PER_BALL:
+        return True  # (a query of every ball anyway)
+    nx = meta[1]
+    for iy in range(iy0, iy1 + 1):
+        for ix in range(ix0, ix1 + 1):
+            if moving[iy * nx + ix] != 0:
+                return True
+    return False
 
 
 @kernel

@@ -16,7 +16,7 @@ from .motion import is_fixed, motion_at
 from .queue import heap_push, heap_reserve
 from .grid import (
     _axis_range, _cell_span, boxes_meet, grid_cell_balls, grid_enter, grid_reserve, keep_box,
-    kept_box, swept_box,
+    kept_box, mark_moving, moving_near, swept_box,
 )
 
 
@@ -170,7 +170,10 @@ def predict_ball(B, W, H, G, i, t, dt, method, cand):
     # (a cluster ball is predicted at a tick, whose solve listed its fixed
     # neighbours; one fixed since then predicts its own pairs)
     cluster_i = mode[i] == CLUSTER
+    if cluster_i and not moving_near(G, cells):
+        return 0  # (its pairs with balls that move free are found from their side)
     if not fixed_i and not cluster_i:
+        mark_moving(G, cells)
         predict_walls(B, W, H, i, t, h, kept_box(G, i))
         if mode[i] == SLIDING:
             predict_leave(B, W, H, i, t, h)
@@ -206,6 +209,7 @@ def first_pass(B, W, H, G, dt, method, resume, stats, most_work, cand):
         if not settled(mode[i]):
             if H[2][0] + nwalls + 2 > len(H[0]):
                 return False
+            mark_moving(G, (span[i, 0], span[i, 1], span[i, 2], span[i, 3]))
             predict_walls(B, W, H, i, 0.0, dt, kept_box(G, i))
             if mode[i] == SLIDING:
                 predict_leave(B, W, H, i, 0.0, dt)
