@@ -46,3 +46,14 @@ def test_compare_serial_needs_the_frames_loop():
     assert run.returncode == 2
     assert run.stderr.strip().splitlines() == [
         "abound: error: --compare serial compares frame loops: it needs --frames-loop"]
+
+
+def test_the_text_names_each_loop_once():
+    # the demo's loop picks pipelined or serial as it goes: its row says which it
+    # ended with, and the serial loop it is compared with is named apart from it
+    run = bench("--frames-loop", "--size", "320x240", "--frames", "10", "--compare", "serial")
+    assert run.returncode == 0, run.stderr
+    rows = run.stdout.strip().splitlines()
+    assert rows[1].split(":")[0] in ("the demo's loop, pipelined at the end", "the demo's loop, serial at the end")
+    assert rows[2].startswith("the serial loop: ")
+    assert rows[3].startswith("the demo's loop / the serial loop, frames per second: ")
