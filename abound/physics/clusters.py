@@ -514,20 +514,13 @@ def _within_reach(B, px, py, r, j, t):
 
 
 @kernel
-def _near(B, G, i, cand, boxed):
+def _near(B, G, i, cand):
     """Write into cand the balls whose cells meet ball i's reach (its radius
-    plus CLUSTER_REACH of it, around where it is now); returns their count.
-    boxed: only those whose kept boxes (grid.keep_box) meet it. Exact only
-    where every ball has been predicted since its path last changed, as at
-    a tick (the event loop predicts an event's balls before the next):
-    a ball lies in its kept box until the part ends, and one within reach
-    of ball i reaches into the box of i's reach. Unboxed, 35 of a heap
-    ball's 42 candidates were found beyond reach only after their places
-    were worked out from their paths (_within_reach)."""
+    plus CLUSTER_REACH of it, around where it is now); returns their count."""
     pos, r = B[0], B[4][i]
     pad = r + CLUSTER_REACH * r
     x0, y0, x1, y1 = pos[i, 0] - pad, pos[i, 1] - pad, pos[i, 0] + pad, pos[i, 1] + pad
-    return grid_cell_balls(G, i, _cell_span(G, x0, y0, x1, y1), cand, (x0, y0, x1, y1), boxed)
+    return grid_cell_balls(G, i, _cell_span(G, x0, y0, x1, y1), cand, (x0, y0, x1, y1), False)
 
 
 @kernel
@@ -538,7 +531,7 @@ def _list_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand, warm):
     pos, vel, radius, mode = B[0], B[1], B[4], B[7]
     rank, touches = Q[1], Q[2]
     r = radius[i]
-    m = _near(B, G, i, cand, Q[5][3] == 0)  # (an early tick runs amid an event, its balls not predicted yet)
+    m = _near(B, G, i, cand)
     for q in range(m):
         j = cand[q]
         if rank[j] >= 0 and rank[j] < rank[i] and Q[14][rank[i]] <= rank[j]:
@@ -1035,7 +1028,7 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, in_cluster):
         if gap > CLUSTER_REACH * r or k >= len(ci):
             continue
         k = _add_fixed(Q, k, i, nx, ny, gap, 0.0, h, TARGET_GAP * r)
-    m = _near(B, G, i, cand, False)  # (amid an event: see _near)
+    m = _near(B, G, i, cand)
     rest_speed = max(params[P_REST_SPEED], V_EPS)
     fastest2 = max(vx * vx + vy * vy, rest_speed * rest_speed)  # (see below)
     for q in range(m):
@@ -1148,7 +1141,7 @@ def early_tick(B, W, G, Q, y, t, dt, params, todo, ntodo, normals, cand):
         q += 1
         sync(B, i, t)  # (a cluster ball's place is its last sync's: where it is now, along the same path)
         r = radius[i]
-        m = _near(B, G, i, cand, False)
+        m = _near(B, G, i, cand)
         for k in range(m):
             j = cand[k]
             if rank[j] >= 0 or not (mode[j] == CLUSTER or mode[j] == FROZEN):
