@@ -68,7 +68,7 @@ import math
 
 import numpy as np
 
-from ._jit import allocating, inlined, kernel
+from ._jit import allocating, kernel
 from .kernels import TOUCH_REL, V_EPS
 from .constants import (
     BOX_LINE, CLUSTER, CLUSTER_REACH, CLUSTER_SLOP, EV_TICK, FROZEN, ISLAND_SLEEP_TIME, LEAVE_GAP,
@@ -263,7 +263,7 @@ def _wall_cells(W, w, size, shape, pad):
     return ix0, iy0, ix1, iy1
 
 
-@inlined
+@kernel
 def _bucket(size, shape, x, y):
     """The cell (ix, iy) of wall_buckets' grid that holds (x, y), clamped to the grid."""
     ix = min(max(int(math.floor((x - size[1]) * size[0])), 0), shape[0] - 1)
@@ -271,13 +271,10 @@ def _bucket(size, shape, x, y):
     return ix, iy
 
 
-@inlined
-def _walls_near(buckets, px, py):
-    """(first, last): where in the walls of buckets (Q[20]) the walls near
-    (px, py) lie (wall_buckets). Inlined, and given Q[20] alone: called
-    with all of Q, some 35 arrays copied by value (see _jit.py), the
-    hourglass's steps took 1.11 of their time."""
-    size, shape, start = buckets[0], buckets[1], buckets[2]
+@kernel
+def _walls_near(Q, px, py):
+    """(first, last): where in Q[20]'s walls the walls near (px, py) lie (wall_buckets)."""
+    size, shape, start = Q[20][0], Q[20][1], Q[20][2]
     ix, iy = _bucket(size, shape, px, py)
     c = iy * shape[0] + ix
     return start[c], start[c + 1]
@@ -486,7 +483,7 @@ def _list_walls(B, W, Q, i, h, warm):
     near = Q[20][3]
     r = radius[i]
     px, py = pos[i, 0], pos[i, 1]
-    first, last = _walls_near(Q[20], px, py)
+    first, last = _walls_near(Q, px, py)
     for k in range(first, last):
         w = near[k]
         if far_from_wall(W, w, px, py, r + CLUSTER_REACH * r):
@@ -1022,7 +1019,7 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, in_cluster):
     px, py = pos[i, 0], pos[i, 1]
     k = 0
     near = Q[20][3]
-    first, last = _walls_near(Q[20], px, py)
+    first, last = _walls_near(Q, px, py)
     for kw in range(first, last):
         w = near[kw]
         if far_from_wall(W, w, px, py, r + CLUSTER_REACH * r):

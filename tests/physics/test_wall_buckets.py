@@ -9,9 +9,13 @@ from abound.physics.constants import CLUSTER_REACH
 from abound.physics.rest import far_from_wall
 from abound.physics.world import World
 
+# Q[20] is the 21st field of the clusters' scratch; these tests pass a tuple with only it
+FIELD = 20
+
 
 def _walls_of_cell(buckets, x, y):
-    first, last = _walls_near(buckets, x, y)
+    Q = (None,) * FIELD + (buckets,)
+    first, last = _walls_near(Q, x, y)
     return [int(w) for w in buckets[3][first:last]]
 
 
