@@ -59,8 +59,7 @@ listed ball's velocity before the solve, unsettled (N,) bool
 (_take_back) and ahead (N, 2) px/s^2 what each cluster ball's
 velocity holds for each second left of its tick (see take_ahead), sets
 (N, SET_FIELDS) what _take_back sums over each set (GAIN ... RESTLESS),
-jammed (N,) bool the listed balls a jam puts to sleep, and the walls near
-each cell of a coarse grid (wall_buckets). Each ball's last impulses,
+jammed (N,) bool the listed balls a jam puts to sleep. Each ball's last impulses,
 the next solve's first guess, are the state's (world.py: warm_key,
 warm_lam; _keep_impulses).
 """
@@ -71,7 +70,7 @@ import numpy as np
 from ._jit import allocating, kernel
 from .kernels import TOUCH_REL, V_EPS
 from .constants import (
-    BOX_LINE, CLUSTER, CLUSTER_REACH, CLUSTER_SLOP, EV_TICK, FROZEN, ISLAND_SLEEP_TIME, LEAVE_GAP,
+    CLUSTER, CLUSTER_REACH, CLUSTER_SLOP, EV_TICK, FROZEN, ISLAND_SLEEP_TIME, LEAVE_GAP,
     P_CLUSTERS, P_FRICTION, P_GX, P_GY, P_REST_SPEED, P_TICK, P_WARM, SLEEP_TOUCH_CLUSTER, TICK,
 )
 from .contact_solver import (
@@ -170,8 +169,8 @@ def clusters_wanted(B, params):
 
 
 @allocating
-def cluster_scratch(B, W, on):
-    """Q (see the module docstring) for the balls B and walls W; empty unless on. Room for
+def cluster_scratch(B, on):
+    """Q (see the module docstring) for the balls B; empty unless on. Room for
     16 contacts a ball (a disc touches at most 6 of its size, and walls;
     the reach lists a few more): more cannot be listed, and a ball whose
     contact found no room is set free."""
@@ -187,97 +186,7 @@ def cluster_scratch(B, W, on):
             np.empty(n, dtype=np.uint8), np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_),
             np.zeros(n, dtype=np.bool_), rmin, np.full(n, -1.0), solver_scratch(n, m),
             np.empty(n, dtype=np.int64), np.empty((n, 2)), np.zeros(n, dtype=np.bool_), np.zeros((n, 2)),
-            np.zeros((n, SET_FIELDS)), np.zeros(n, dtype=np.bool_),
-            wall_buckets(W, np.max(B[4]) if n else 0.0, n > 0))
-
-
-# cells a side of wall_buckets' grid, at most: a few thousand buckets
-BUCKET_SIDE = 64
-
-
-@allocating
-def wall_buckets(W, rmax, on):
-    """Q[20]: for each cell of a coarse grid over the walls, the walls (in
-    index order) that a ball centred in it may lie within reach of
-    (_list_walls, rejoin), so that a ball's wall loop reads the few near it
-    instead of every wall (the 10,000-ball Galton board's funnel and bins
-    are 40 segments; 9.5 million tests a frame found 1.2 million within
-    reach). (size (3,): the inverse cell size and the grid's corner;
-    shape (2,) int64: nx, ny; start (cells + 1,) int64; walls (entries,)
-    int64.) A wall is in every cell its bounding box widened by twice the
-    widest reach (far_from_wall's) meets; a box side, an infinite line, in
-    every cell. Cells map coordinates monotonically, clamped at the grid's
-    edges (an outer cell stretches to infinity), so a ball that
-    far_from_wall keeps finds the wall in its cell: the same walls in the
-    same order as a loop over all of them."""
-    wp0, wp1, kind = W[0], W[1], W[7]
-    nw = len(kind) if on else 0
-    # (a quarter wider than far_from_wall's widest: round-off in either
-    # comparison can then never put a ball it keeps beyond the cells)
-    pad = 2.5 * (rmax + CLUSTER_REACH * rmax)
-    x0, y0, x1, y1 = math.inf, math.inf, -math.inf, -math.inf
-    for w in range(nw):
-        if kind[w] != BOX_LINE:
-            x0 = min(x0, min(wp0[w, 0], wp1[w, 0]) - pad)
-            y0 = min(y0, min(wp0[w, 1], wp1[w, 1]) - pad)
-            x1 = max(x1, max(wp0[w, 0], wp1[w, 0]) + pad)
-            y1 = max(y1, max(wp0[w, 1], wp1[w, 1]) + pad)
-    size = np.zeros(3)
-    shape = np.ones(2, dtype=np.int64)
-    if x0 < x1 and y0 < y1:  # (segments: a grid over them; else one cell)
-        side = max(max(x1 - x0, y1 - y0) / BUCKET_SIDE, 1e-9 * (1.0 + max(abs(x0), abs(y0), abs(x1), abs(y1))))
-        size[0] = 1.0 / side
-        size[1] = x0
-        size[2] = y0
-        shape[0] = min(max(int(math.ceil((x1 - x0) / side)), 1), BUCKET_SIDE)
-        shape[1] = min(max(int(math.ceil((y1 - y0) / side)), 1), BUCKET_SIDE)
-    start = np.zeros(shape[0] * shape[1] + 1, dtype=np.int64)
-    for w in range(nw):  # (count, then fill: each cell's walls in index order)
-        ix0, iy0, ix1, iy1 = _wall_cells(W, w, size, shape, pad)
-        for iy in range(iy0, iy1 + 1):
-            for ix in range(ix0, ix1 + 1):
-                start[iy * shape[0] + ix + 1] += 1
-    for c in range(len(start) - 1):
-        start[c + 1] += start[c]
-    walls = np.empty(start[-1], dtype=np.int64)
-    cursor = start[:-1].copy()
-    for w in range(nw):
-        ix0, iy0, ix1, iy1 = _wall_cells(W, w, size, shape, pad)
-        for iy in range(iy0, iy1 + 1):
-            for ix in range(ix0, ix1 + 1):
-                c = iy * shape[0] + ix
-                walls[cursor[c]] = w
-                cursor[c] += 1
-    return size, shape, start, walls
-
-
-@kernel
-def _wall_cells(W, w, size, shape, pad):
-    """The cells (ix0, iy0, ix1, iy1) of wall_buckets' grid that wall w's
-    bounding box, widened by pad px, meets: every cell for a box side."""
-    wp0, wp1 = W[0], W[1]
-    if W[7][w] == BOX_LINE:
-        return 0, 0, shape[0] - 1, shape[1] - 1
-    ix0, iy0 = _bucket(size, shape, min(wp0[w, 0], wp1[w, 0]) - pad, min(wp0[w, 1], wp1[w, 1]) - pad)
-    ix1, iy1 = _bucket(size, shape, max(wp0[w, 0], wp1[w, 0]) + pad, max(wp0[w, 1], wp1[w, 1]) + pad)
-    return ix0, iy0, ix1, iy1
-
-
-@kernel
-def _bucket(size, shape, x, y):
-    """The cell (ix, iy) of wall_buckets' grid that holds (x, y), clamped to the grid."""
-    ix = min(max(int(math.floor((x - size[1]) * size[0])), 0), shape[0] - 1)
-    iy = min(max(int(math.floor((y - size[2]) * size[0])), 0), shape[1] - 1)
-    return ix, iy
-
-
-@kernel
-def _walls_near(Q, px, py):
-    """(first, last): where in Q[20]'s walls the walls near (px, py) lie (wall_buckets)."""
-    size, shape, start = Q[20][0], Q[20][1], Q[20][2]
-    ix, iy = _bucket(size, shape, px, py)
-    c = iy * shape[0] + ix
-    return start[c], start[c + 1]
+            np.zeros((n, SET_FIELDS)), np.zeros(n, dtype=np.bool_))
 
 
 @kernel
@@ -480,12 +389,10 @@ def _keep_impulses(B, Q):
 def _list_walls(B, W, Q, i, h, warm):
     """List ball i's contacts with the walls (faces and end points) within reach."""
     pos, vel, radius = B[0], B[1], B[4]
-    near = Q[20][3]
+    wc = W[5]
     r = radius[i]
     px, py = pos[i, 0], pos[i, 1]
-    first, last = _walls_near(Q, px, py)
-    for k in range(first, last):
-        w = near[k]
+    for w in range(len(wc)):
         if far_from_wall(W, w, px, py, r + CLUSTER_REACH * r):
             continue
         gap, nx, ny = wall_gap(W, w, px, py, r)
@@ -1018,10 +925,8 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, in_cluster):
     r = radius[i]
     px, py = pos[i, 0], pos[i, 1]
     k = 0
-    near = Q[20][3]
-    first, last = _walls_near(Q, px, py)
-    for kw in range(first, last):
-        w = near[kw]
+    wc = W[5]
+    for w in range(len(wc)):
         if far_from_wall(W, w, px, py, r + CLUSTER_REACH * r):
             continue
         gap, nx, ny = wall_gap(W, w, px, py, r)

@@ -185,7 +185,7 @@ def _run_events_once(B, W, params, dt, stats, ball_events, budget, own, log, clu
          np.zeros(n, dtype=np.int64),  # each ball's rapid contacts (collapse)
          np.zeros(4, dtype=np.int64),  # where to resume: to predict, predicted, first pass (2, 3)
          np.zeros(1, dtype=np.float64),  # ... and at what time
-         cluster_scratch(B, W, clusters))  # the ticks' work (clusters.py)
+         cluster_scratch(B, clusters))  # the ticks' work (clusters.py)
     if clusters:
         push_tick(H, dt, 0, params)
     while not event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
