@@ -161,6 +161,14 @@ def grid_new(B, width, height, dt, watch, reach):
     return G
 
 
+@inlined
+def too_many_cells(cells):
+    """Whether a sweep over the cells (ix0, iy0, ix1, iy1) goes on the big
+    list instead of into its cells: more than MAX_CELLS_PER_BALL of them."""
+    ix0, iy0, ix1, iy1 = cells
+    return (ix1 - ix0 + 1) * (iy1 - iy0 + 1) > MAX_CELLS_PER_BALL
+
+
 @kernel
 def grid_count(G, B, T):
     """First pass of grid_new: each ball's cell span and the cells' counts
@@ -172,7 +180,7 @@ def grid_count(G, B, T):
         x0, y0, x1, y1 = swept_box(B, i, T)
         keep_box(G, i, (x0, y0, x1, y1))
         ix0, iy0, ix1, iy1 = _cell_span(G, x0, y0, x1, y1)
-        if (ix1 - ix0 + 1) * (iy1 - iy0 + 1) > MAX_CELLS_PER_BALL:
+        if too_many_cells((ix0, iy0, ix1, iy1)):
             is_big[i] = True
             big[meta[3]] = i
             meta[3] += 1
@@ -233,8 +241,7 @@ def grid_enter(G, i, cells):
     head, ent_ball, ent_next, meta, size, big, stamp, is_big = G[:8]
     span = G[10]
     ix0, iy0, ix1, iy1 = cells
-    ncells = (ix1 - ix0 + 1) * (iy1 - iy0 + 1)
-    if ncells > MAX_CELLS_PER_BALL:
+    if too_many_cells(cells):
         if not is_big[i]:
             is_big[i] = True
             big[meta[3]] = i  # big holds N entries: each ball goes on it at most once
@@ -264,7 +271,7 @@ def mark_moving(G, cells):
     moving_near reads."""
     moving, nx = G[14], G[3][1]
     ix0, iy0, ix1, iy1 = cells
-    if (ix1 - ix0 + 1) * (iy1 - iy0 + 1) > MAX_CELLS_PER_BALL:
+    if too_many_cells(cells):
         return
     for iy in range(iy0, iy1 + 1):
         for ix in range(ix0, ix1 + 1):
@@ -281,7 +288,7 @@ def moving_near(G, cells):
     cell entries to find none, a tenth of a pouring board's frame."""
     moving, meta = G[14], G[3]
     ix0, iy0, ix1, iy1 = cells
-    if meta[3] > 0 or (ix1 - ix0 + 1) * (iy1 - iy0 + 1) > MAX_CELLS_PER_BALL:
+    if meta[3] > 0 or too_many_cells(cells):
         return True  # (a query of every ball anyway)
     nx = meta[1]
     for iy in range(iy0, iy1 + 1):
