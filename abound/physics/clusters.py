@@ -59,7 +59,8 @@ listed ball's velocity before the solve, unsettled (N,) bool
 (_take_back) and ahead (N, 2) px/s^2 what each cluster ball's
 velocity holds for each second left of its tick (see take_ahead), sets
 (N, SET_FIELDS) what _take_back sums over each set (GAIN ... RESTLESS),
-jammed (N,) bool the listed balls a jam puts to sleep. Each ball's last impulses,
+jammed (N,) bool the listed balls a jam puts to sleep, and the grid of the
+places a large tick lists by (tick_grid.py). Each ball's last impulses,
 the next solve's first guess, are the state's (world.py: warm_key,
 warm_lam; _keep_impulses).
 """
@@ -78,6 +79,7 @@ from .contact_solver import (
 )
 from .motion import gravity_on, is_fixed, motion_at, set_free, sync
 from .grid import _cell_span, grid_cell_balls
+from .tick_grid import TICK_GRID_SHARE, tick_grid_build, tick_grid_near, tick_grid_scratch
 from .queue import heap_push
 from .rest import fall_asleep, far_from_wall, held, try_sleep, wall_gap
 
@@ -186,7 +188,7 @@ def cluster_scratch(B, on):
             np.empty(n, dtype=np.uint8), np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_),
             np.zeros(n, dtype=np.bool_), rmin, np.full(n, -1.0), solver_scratch(n, m),
             np.empty(n, dtype=np.int64), np.empty((n, 2)), np.zeros(n, dtype=np.bool_), np.zeros((n, 2)),
-            np.zeros((n, SET_FIELDS)), np.zeros(n, dtype=np.bool_))
+            np.zeros((n, SET_FIELDS)), np.zeros(n, dtype=np.bool_), tick_grid_scratch(B, on))
 
 
 @kernel
@@ -422,8 +424,10 @@ def _within_reach(B, px, py, r, j, t):
 
 @kernel
 def _near(B, G, i, cand):
-    """Write into cand the balls whose cells meet ball i's reach (its radius
-    plus CLUSTER_REACH of it, around where it is now); returns their count."""
+    """Write into cand the balls whose event-grid cells meet ball i's reach
+    (its radius plus CLUSTER_REACH of it, around where it is now); returns
+    their count. (A tick that lists many balls looks in tick_grid.py's
+    grid of the balls' places instead.)"""
     pos, r = B[0], B[4][i]
     pad = r + CLUSTER_REACH * r
     x0, y0, x1, y1 = pos[i, 0] - pad, pos[i, 1] - pad, pos[i, 0] + pad, pos[i, 1] + pad
@@ -438,7 +442,9 @@ def _list_balls(B, G, Q, i, t, h, gx, gy, rest_speed, cand, warm):
     pos, vel, radius, mode = B[0], B[1], B[4], B[7]
     rank, touches = Q[1], Q[2]
     r = radius[i]
-    m = _near(B, G, i, cand)
+    m = tick_grid_near(Q[20], B, i, cand) if Q[20][5][2] else -1
+    if m < 0:
+        m = _near(B, G, i, cand)
     for q in range(m):
         j = cand[q]
         if rank[j] >= 0 and rank[j] < rank[i] and Q[14][rank[i]] <= rank[j]:
@@ -543,6 +549,9 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
         seed[i] = False
     if counts[1] == 0:
         return ntodo
+    Q[20][5][2] = 0  # (an early tick lists its island by the event grid: balls have moved since the last tick)
+    if not early and counts[1] * TICK_GRID_SHARE >= len(mode):
+        tick_grid_build(Q[20], B, t, order, counts[1])
     q = 0
     warm = params[P_WARM]
     while q < counts[1]:  # (the list grows as moving balls join)
