@@ -28,7 +28,8 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from abound.physics.backends import get  # noqa: E402
-from abound.physics.constants import P_TICK, P_WARM, S_SOLVED, S_UPDATES, TICK, TICK_FACTOR, TICK_LEVELS  # noqa: E402
+from abound.physics import ticks  # noqa: E402
+from abound.physics.constants import P_TICK, P_WARM, S_SOLVED, S_UPDATES, TICK, TICK_FACTOR  # noqa: E402
 from abound.physics.ticks import tick_length, warm_share  # noqa: E402
 
 
@@ -36,12 +37,7 @@ def next_level(rule, level, updates, solved):
     """ticks.next_level with this rule's thresholds, or its pinned level."""
     if rule[0] == "pin":
         return rule[1]
-    busy, idle = rule
-    if solved > 0 and updates > busy * solved:
-        return min(level + 1, TICK_LEVELS)
-    if solved == 0 or updates < idle * solved:
-        return max(level - 1, 0)
-    return level
+    return ticks.next_level(level, updates, solved, busy=rule[0], idle=rule[1])
 
 
 def parse(text):

@@ -30,12 +30,14 @@ the next, and the hover its tolerance allows is the same gap.
 from .constants import TICK, TICK_BUSY, TICK_FACTOR, TICK_IDLE, TICK_LEVELS, WARM_SETTLING
 
 
-def next_level(level, updates, solved):
+def next_level(level, updates, solved, busy=TICK_BUSY, idle=TICK_IDLE):
     """The next step's tick level (0: TICK, up to TICK_LEVELS), given this
-    step's level and its solves' updates and contacts solved."""
-    if solved > 0 and updates > TICK_BUSY * solved:
+    step's level and its solves' updates and contacts solved (busy, idle:
+    the thresholds, updates a contact; other ones only to compare rules,
+    benchmarks/tick_rules.py)."""
+    if solved > 0 and updates > busy * solved:
         return min(level + 1, TICK_LEVELS)
-    if solved == 0 or updates < TICK_IDLE * solved:
+    if solved == 0 or updates < idle * solved:
         return max(level - 1, 0)
     return level
 
