@@ -6,8 +6,9 @@ of a step covers, in cells sized for those sweeps: deep in the pouring
 10,000-ball Galton board's heap a ball's reach met about 54 entries there,
 6 to 8 of them within reach. At a tick every ball is at one place, so a
 grid of the places, in cells of TICK_CELL x r_big (the largest radius of
-the balls the tick lists at first), offers about 16 (a 5 x 5 block of
-cells, 7.5 radii a side), for a counting sort a tick. A tick that lists
+the balls the tick lists at first), offers 14 on average there (5.7 of
+them within reach; every tenth cluster ball of the board at 0.8 s), for a
+counting sort a tick. A tick that lists
 fewer than one ball in TICK_GRID_SHARE uses the event grid instead
 (clusters._near): a few moving balls beside a large settled pile are not
 worth placing every ball for.
@@ -25,9 +26,9 @@ box misses it is not entered, and a query whose box leaves it returns -1
 TG (tick_grid_scratch): (start (cells + 1,) int64 where each cell's
 entries begin in ball, ball (entries,) int64 the balls cell by cell, span
 (N, 4) int64 each ball's cells (ix0, iy0, ix1, iy1; ix0 -1: not entered),
-stamp (N,) int64 the last query that offered each ball, meta (5,) float64
-(1 / cell size px, the grid's rectangle x0, y0, x1, y1 px, r_big px: 6
-values), dims (4,) int64 (cells across, cells up, 1 when built for the
+stamp (N,) int64 the last query that offered each ball, meta (6,) float64
+(1 / cell size px, the grid's rectangle x0, y0, x1, y1 px, r_big px),
+dims (4,) int64 (cells across, cells up, 1 when built for the
 current tick else 0, the last query's number)).
 """
 import math
