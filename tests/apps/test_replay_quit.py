@@ -21,43 +21,57 @@ import pytest
 from xwindows import Xvfb
 
 REPO = Path(__file__).resolve().parents[2]
+HELPERS = REPO / "tests" / "helpers"  # (xwindows, for the driver below)
 pytestmark = pytest.mark.skipif(shutil.which("Xvfb") is None or shutil.which("xdotool") is None,
                                 reason="needs Xvfb and xdotool")
 
 # Runs on a private Xvfb: start the demo, wait for its window, end it one way after `wait` seconds.
+# (Found by xwindows.wait_for_window, which looks again where xdotool's own --sync wait exits 1
+# under load: it did so once in a clean-clone run, the driver died on an empty answer, and the
+# demo it left running held the test's pipes until the 300 s timeout. A driver that fails now
+# kills its demo.)
 DRIVER = r'''
-import ctypes, signal, subprocess, sys, time
+import ctypes, os, signal, subprocess, sys, time
+from xwindows import wait_for_window
 way, log, wait = sys.argv[1], sys.argv[2], float(sys.argv[3])
 cmd = [sys.executable, "-m", "abound", "demo", "galton", "--record", log]
 if way == "frames":
     sys.exit(subprocess.run(cmd + ["--frames", "45"]).returncode)
+
+
+def end(demo, win):
+    if way in ("Escape", "q"):
+        subprocess.run(["xdotool", "windowfocus", "--sync", str(win)], check=True, timeout=30)
+        subprocess.run(["xdotool", "key", way], check=True, timeout=30)  # XTEST: as from the keyboard
+    elif way == "close":
+        from pyglet.libs.x11 import xlib
+        dpy = xlib.XOpenDisplay(None)
+        ev = xlib.XEvent()
+        ev.xclient.type = xlib.ClientMessage
+        ev.xclient.window = win
+        ev.xclient.message_type = xlib.XInternAtom(dpy, b"WM_PROTOCOLS", False)
+        ev.xclient.format = 32
+        ev.xclient.data.l[0] = xlib.XInternAtom(dpy, b"WM_DELETE_WINDOW", False)
+        xlib.XSendEvent(dpy, win, False, xlib.NoEventMask, ctypes.byref(ev))
+        xlib.XFlush(dpy)
+    elif way == "ctrl-c":
+        demo.send_signal(signal.SIGINT)
+    elif way == "hangup":
+        demo.send_signal(signal.SIGHUP)
+
+
 # as from a terminal: SIGINT and SIGHUP at their defaults, even where this test was
 # started as a shell's background job (which ignores SIGINT; the demo keeps that)
 restore = lambda: [signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGHUP)]
 demo = subprocess.Popen(cmd, preexec_fn=restore)
-found = subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", "^abound$"],
-                       capture_output=True, text=True, timeout=120)
-win = int(found.stdout.split()[0])
-time.sleep(wait)
-if way in ("Escape", "q"):
-    subprocess.run(["xdotool", "windowfocus", "--sync", str(win)], check=True, timeout=30)
-    subprocess.run(["xdotool", "key", way], check=True, timeout=30)  # XTEST: as from the keyboard
-elif way == "close":
-    from pyglet.libs.x11 import xlib
-    dpy = xlib.XOpenDisplay(None)
-    ev = xlib.XEvent()
-    ev.xclient.type = xlib.ClientMessage
-    ev.xclient.window = win
-    ev.xclient.message_type = xlib.XInternAtom(dpy, b"WM_PROTOCOLS", False)
-    ev.xclient.format = 32
-    ev.xclient.data.l[0] = xlib.XInternAtom(dpy, b"WM_DELETE_WINDOW", False)
-    xlib.XSendEvent(dpy, win, False, xlib.NoEventMask, ctypes.byref(ev))
-    xlib.XFlush(dpy)
-elif way == "ctrl-c":
-    demo.send_signal(signal.SIGINT)
-elif way == "hangup":
-    demo.send_signal(signal.SIGHUP)
-sys.exit(demo.wait(timeout=120))
+try:
+    win = wait_for_window(dict(os.environ), "^abound$", demo)
+    time.sleep(wait)
+    end(demo, win)
+    sys.exit(demo.wait(timeout=120))
+finally:
+    if demo.poll() is None:
+        demo.kill()
 '''
 
 WAYS = {"Escape": 0, "q": 0, "close": 0, "ctrl-c": 130, "hangup": 129, "frames": 0}
@@ -85,7 +99,8 @@ def test_every_way_of_quitting_leaves_a_log_that_replays_bit_for_bit(tmp_path, w
     server = Xvfb()
     try:
         demo = subprocess.run([sys.executable, "-c", DRIVER, way, str(log), f"{wait:.3f}"],
-                              cwd=tmp_path, env={**env(), "DISPLAY": server.display},
+                              cwd=tmp_path, env={**env(), "DISPLAY": server.display,
+                                                 "PYTHONPATH": os.pathsep.join([str(REPO), str(HELPERS)])},
                               capture_output=True, text=True, timeout=300)
     finally:
         server.stop()
