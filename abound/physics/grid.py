@@ -59,19 +59,23 @@ def swept_box(B, i, T):
     return x0 - r, y0 - r, x1 + r, y1 + r
 
 
+@inlined
+def clamped_cell(x, origin, inverse_size, count):
+    """The cell 0..count-1 along one axis that holds coordinate x (px), the
+    outer ones stretching to infinity. Times the inverse cell size, not
+    divided by the size: four divisions were a noticeable part of entering
+    every ball; any monotonic map of coordinates to cells keeps a grid exact.
+    (Also tick_grid.py's.)"""
+    return min(max(int(math.floor((x - origin) * inverse_size)), 0), count - 1)
+
+
 @kernel
 def _cell_span(G, x0, y0, x1, y1):
     meta, size = G[3], G[4]
     nx, ny = meta[1], meta[2]
-    # times the inverse cell size, not divided by the size: four divisions
-    # were a noticeable part of entering every ball; any monotonic map
-    # of coordinates to cells keeps the grid exact
     s, ox, oy = size[1], size[2], size[3]
-    ix0 = min(max(int(math.floor((x0 - ox) * s)), 0), nx - 1)
-    iy0 = min(max(int(math.floor((y0 - oy) * s)), 0), ny - 1)
-    ix1 = min(max(int(math.floor((x1 - ox) * s)), 0), nx - 1)
-    iy1 = min(max(int(math.floor((y1 - oy) * s)), 0), ny - 1)
-    return ix0, iy0, ix1, iy1
+    return (clamped_cell(x0, ox, s, nx), clamped_cell(y0, oy, s, ny),
+            clamped_cell(x1, ox, s, nx), clamped_cell(y1, oy, s, ny))
 
 
 @kernel

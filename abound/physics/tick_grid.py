@@ -37,6 +37,7 @@ import numpy as np
 
 from ._jit import allocating, kernel
 from .constants import CLUSTER_REACH
+from .grid import clamped_cell
 from .motion import motion_at
 
 # x r_big: the cells' size, half the farthest centre distance at which the
@@ -68,10 +69,7 @@ def tick_grid_scratch(B, on):
 @kernel
 def _axis_cells(meta, lo, hi, axis, count):
     """The cells (i0, i1) along axis (0: x, 1: y) that [lo, hi] px meets, clamped."""
-    s, origin = meta[0], meta[1 + axis]
-    i0 = min(max(int(math.floor((lo - origin) * s)), 0), count - 1)
-    i1 = min(max(int(math.floor((hi - origin) * s)), 0), count - 1)
-    return i0, i1
+    return clamped_cell(lo, meta[1 + axis], meta[0], count), clamped_cell(hi, meta[1 + axis], meta[0], count)
 
 
 @kernel
