@@ -75,7 +75,8 @@ from .constants import (
     P_CLUSTERS, P_FRICTION, P_GX, P_GY, P_REST_SPEED, P_TICK, P_WARM, SLEEP_TOUCH_CLUSTER, TICK,
 )
 from .contact_solver import (
-    SOLVER_BAND, TARGET_GAP, normal_speed, off_band, project_one, solve_budget, solve_impulses, solver_scratch, speculative_min_speed,
+    SOLVER_BAND, TARGET_GAP, normal_speed, off_band, project_one, solve_budget, solve_impulses, solver_scratch,
+    speculative_min_speed, wedged,
 )
 from .motion import gravity_on, is_fixed, motion_at, set_free, sync
 from .grid import _cell_span, grid_cell_balls
@@ -693,6 +694,15 @@ def _take_back(B, Q, tol, stuck, h, gx, gy, rest_speed):
     budget again: 104 events and 10 ms a step for ever (a new user's bucket
     turned back upright).
 
+    A ball of a set the solve ran out of budget on is wedged, and sleeps where
+    it lies too, where no velocity keeps it off the fixed things it touches
+    (contact_solver.wedged: it overlaps fixed things on opposite sides, a
+    ball wider than its box or pressed into a corner by one). No tick can
+    push such an overlap out, and each spent its whole budget on it: a ball
+    of 80 px in a box of 100 px, with a small one under it in a corner,
+    cost 7 ms a step on the fast engine and 4 s on the reference, for ever.
+    A ball it overlaps sleeps at the next tick, the sleeper a fixed thing to it.
+
     A ball of an unsettled set with a contact that overlaps beyond round-off
     (which the clusters allow, up to CLUSTER_OVERLAP, and a free ball may not
     have) stays instead, stopped until the next tick. Sets the solve settled
@@ -748,6 +758,8 @@ def _take_back(B, Q, tol, stuck, h, gx, gy, rest_speed):
             loose[q] = True
         jammed[q] = (unsettled[a] and sets[a, RESTLESS] == 0.0 and sets[a, FIXED] == 1.0
                      and sets[a, IMPULSE] > JAM_IMPULSE * sets[a, WEIGHT])
+        if stuck and unsettled[a] and not jammed[q] and inv_mass[order[q]] > 0.0:
+            jammed[q] = wedged(Q[3], Q[13], order[q], tol)
     for c in range(nc):
         if unsettled[_root(parent, rank[ci[c]])]:
             lam[c] = 0.0

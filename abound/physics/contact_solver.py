@@ -451,3 +451,29 @@ def project_one(vx, vy, cn, v_min, k, slack):
     if not found:
         return vx, vy, _meets(vx, vy, cn, v_min, k, slack)
     return bx, by, True
+
+
+@kernel
+def wedged(C, S, i, slack):
+    """Whether no velocity of ball i meets, within slack px/s, the bounds of
+    its contacts with fixed things among those the last solve of C took
+    (S's first and touching, as solve_impulses listed them): bounds from
+    opposite sides that both push out an overlap (a ball wider than its
+    box, pressed by both sides; a small ball under a big one wedged in a
+    corner). No solve can meet them: Gauss-Seidel spends its whole budget
+    on them at every tick. Without an overlap a velocity always meets them
+    (minus half of gravity's kick keeps every gap as it is). Uses S's start
+    and packed as scratch: the solve is done with them."""
+    ci, cn, v_min, w_j = C[0], C[2], C[3], C[4]
+    first, touching, bounds, normals = S[0], S[1], S[4], S[5]
+    k = 0
+    for s in range(first[i], first[i + 1]):
+        c = touching[s]
+        if ci[c] == i and w_j[c] == 0.0:
+            normals[k, 0] = cn[c, 0]
+            normals[k, 1] = cn[c, 1]
+            bounds[k] = v_min[c]
+            k += 1
+    if k < 2:
+        return False  # (one bound alone is always met)
+    return not project_one(0.0, 0.0, normals, bounds, k, slack)[2]

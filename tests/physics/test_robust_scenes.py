@@ -14,7 +14,7 @@ import pytest
 from abound import Simulation
 from abound.errors import SceneError
 from abound.physics import loop  # (the budgets live in loop: patched there)
-from abound.physics.constants import CLUSTER
+from abound.physics.constants import ASLEEP, CLUSTER
 from closed_form import BACKENDS, TOI_METHODS, contact_time, fold, free_flight, plane_contact_time
 from invariants import RESTING, StepChecker, energy_scale, event_budget, hover_band, overlaps, ROUND_OFF
 
@@ -69,6 +69,27 @@ def test_ball_larger_than_the_box_sits_on_its_middle(backend):
         checker.step(DT)
     assert np.all(sim.positions[0] == [50.0, 50.0])
     assert np.all(sim.velocities[0] == 0.0)  # the box holds it in both directions
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_balls_no_velocity_keeps_off_what_holds_them_sleep_where_they_lie(backend):
+    # The same box: the big ball overlaps the box's four sides by 30 px, the small one in
+    # the corner lies 21 px deep under it. No velocity keeps either off the fixed things it
+    # touches (the big one is pushed out of both sides of each axis; the small one, once the
+    # big one sleeps, out of the corner and into it), so no solve can meet their bounds.
+    # They sleep where they lie in the first step, and cost no solve after it (each tick
+    # spent its whole budget on them: 4 s a step on the reference engine, for ever)
+    sim = _sim(backend, width=200.0, height=200.0)
+    sim.add_ball(90.0, 110.0, 500.0, -300.0, radius=80.0)
+    sim.add_ball(20.0, 20.0, -50.0, 0.0, radius=5.0)
+    sim.resize(100.0, 100.0)
+    sim.step(DT)
+    assert np.all(sim.modes == ASLEEP)
+    settled = sim.positions.copy()
+    for _ in range(5):
+        assert sim.step(DT).contacts == 0
+    assert np.all(sim.positions == settled)
+    assert np.all(sim.positions[0] == [50.0, 50.0])
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
