@@ -507,17 +507,18 @@ def build_simulation(scene, *, seed=None, balls=None, gravity=None, liven=None):
     liven: the [saver] liven mode. They go into the scene itself, so the waves
     the saver builds from it later keep them.
     """
-    from abound import Simulation
-    from abound.scene import load_scene
-    plain = load_scene(scene)
-    if not plain["spawn"]:
+    from abound.scene import build_scene, prepare, resolve_source
+    # read once (a note resolving the name is said once), and built under its name:
+    # built from the dict, its errors named "<scene>"
+    raw, name = resolve_source(scene)
+    if not prepare(raw, name)["spawn"]:
         balls = None  # e.g. the pool break: its balls are the scene
-    scene = load_scene(scene, seed=seed, balls=balls or None)
+    scene = prepare(raw, name, seed=seed, balls=balls or None)
     if gravity is not None:
         scene["world"]["gravity"] = [float(g) * gravity for g in scene["world"]["gravity"]]
     if liven is not None:
         scene["saver"]["liven"] = liven
-    return Simulation.from_config(scene)
+    return build_scene(scene, name)
 
 
 def abound_command():

@@ -51,7 +51,7 @@ def for_window(source, size, seed=None, backend=None, balls=None):
     ``balls``); a fixed picture keeps its own box, drawn scaled (its walls and pegs
     stay where they are). The demo's and the bench's meaning of --size."""
     raw, name = resolve_source(source)  # (read once: a note resolving the name is said once)
-    scene = _prepare(raw, name, seed=seed, backend=backend, balls=balls, size=None)
+    scene = prepare(raw, name, seed=seed, backend=backend, balls=balls)
     if size is None or fixed_picture(scene):
         return build_scene(scene, name)
     try:
@@ -196,10 +196,12 @@ def _deepest_line(text):
 def load_scene(source=None, *, seed=None, backend=None, balls=None, size=None):
     """The normalized scene dict (defaults filled in, overrides applied); nothing is built."""
     raw, name = resolve_source(source)
-    return _prepare(raw, name, seed=seed, backend=backend, balls=balls, size=size)
+    return prepare(raw, name, seed=seed, backend=backend, balls=balls, size=size)
 
 
-def _prepare(raw, name, *, seed, backend, balls, size):
+def prepare(raw, name, *, seed=None, backend=None, balls=None, size=None):
+    """The normalized scene dict of ``raw`` (what resolve_source read), its errors
+    naming ``name``, with the overrides of load_scene applied."""
     path = too_deep(raw)  # a dict from Python or a replay log: before deepcopy recurses
     if path is not None:
         raise SceneError(f"{name}: nested too deeply at {show_path(path)} "
@@ -282,7 +284,7 @@ def build_simulation(source=None, *, seed=None, backend=None, balls=None, size=N
     from it again gives the same simulation.
     """
     raw, name = resolve_source(source)
-    scene = _prepare(raw, name, seed=seed, backend=backend, balls=balls, size=size)
+    scene = prepare(raw, name, seed=seed, backend=backend, balls=balls, size=size)
     return build_scene(scene, name)
 
 

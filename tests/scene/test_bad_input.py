@@ -215,6 +215,8 @@ COMMAND_LINES = [
     (["saver", "--frames", "0", "--headless"], "argument --frames: must be >= 1, not 0"),
     (["saver", "--seed", "-2", "--headless"], "argument --seed: must be >= 0, not -2"),
     (["saver", "galton", "rain", "--headless", "--frames", "1"], "two scenes: 'galton' and 'rain'"),  # (rain was dropped)
+    # a scene the saver's --balls makes impossible is named (it had said '<scene>', built from a dict)
+    (["saver", "galton", "--balls", "5000", "--headless", "--frames", "1"], "galton: cannot place 5000 balls"),
     (["capture", GOOD_SCENE, "--frames", "0", "--out", "frames"], "argument --frames: must be >= 1, not 0"),
     (["capture", GOOD_SCENE, "--every", "0", "--out", "frames"], "argument --every: must be >= 1, not 0"),
     # a few digits too many: it had run silently until killed
@@ -289,6 +291,16 @@ def test_malformed_command_line(command_line_runs, k):
         # a usage error points at the help of the command it was for
         command = argv[0] if argv[0] in ("demo", "saver", "capture", "replay", "check", "bench") else None
         assert line.endswith(f"(see 'abound {command} --help')" if command else "(see 'abound --help')"), line
+
+
+def test_the_saver_resolves_a_scene_name_once_and_names_it(tmp_path):
+    # 'galton.toml' where there is no such file is the shipped galton, said once (the
+    # saver read the scene twice and said it twice), and its error names it as typed
+    proc = abound(["saver", "galton.toml", "--balls", "5000", "--headless", "--frames", "1"], tmp_path)
+    assert "Traceback" not in proc.stderr and proc.returncode == 2, proc.stderr
+    note, error = proc.stderr.splitlines()
+    assert note == "abound: note: no file galton.toml here; using the shipped scene 'galton'"
+    assert error.startswith("abound: error: galton.toml: cannot place 5000 balls"), error
 
 
 def test_bench_dt_takes_what_a_scene_file_takes(tmp_path):
