@@ -60,6 +60,11 @@ def add_arguments(parser):
                              "or thin ones on the box sides")
 
 
+def _given(options):
+    """The names of the (name, given) options that were given."""
+    return [name for name, given in options if given]
+
+
 def _delegate(modname, what):
     """run() of an optional module, or None and a one-line message."""
     try:
@@ -126,9 +131,8 @@ def run(args):
               f"{'them' if len(pymunk_only) > 1 else 'it'}", file=sys.stderr)
         return 2
     if args.frames_loop:
-        unused = [opt for opt, given in (("--render", args.render), ("--dt", args.dt is not None),
-                                         (f"--compare {args.compare}", args.compare not in (None, "serial")))
-                  if given] + pymunk_only
+        unused = _given((("--render", args.render), ("--dt", args.dt is not None),
+                         (f"--compare {args.compare}", args.compare not in (None, "serial")))) + pymunk_only
         if unused:
             print(f"abound: error: --frames-loop runs the demo's loop as it is (its scene's dt, no pymunk "
                   f"beside it): drop {', '.join(unused)}", file=sys.stderr)
@@ -136,6 +140,15 @@ def run(args):
         target = _delegate("abound.cli.loop_bench", "the frame-loop benchmark (--frames-loop)")
         return 2 if target is None else target(args)
     if args.render:
+        # (taken in silence, a misspelt scene ran with exit status 0, and a scene's name
+        # read as the scene benchmarked: the 777-ball galton said "10000 moving balls")
+        unused = _given((("SCENE", args.scene is not None), ("--backend", args.backend is not None),
+                         ("--ball-toi", args.ball_toi is not None), ("--dt", args.dt is not None),
+                         ("--seed", args.seed is not None), ("--threads", args.threads is not None)))
+        if unused:
+            print(f"abound: error: --render times the drawing alone, of --balls N balls that no physics "
+                  f"moves: drop {', '.join(unused)}", file=sys.stderr)
+            return 2
         target = _delegate("abound.render.bench", "the render benchmark (--render)")
         return 2 if target is None else target(args)
     if args.compare:

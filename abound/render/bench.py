@@ -211,7 +211,7 @@ def run(args):
     size = tuple(int(v) for v in args.size) if getattr(args, "size", None) else SIZE
     frames = max(1, min(args.frames or MAX_FRAMES, MAX_FRAMES))
     try:
-        r = measure(n, frames, compare == "shapes", size)
+        r = measure(n, frames, compare == "shapes", size, min(frames, MAX_SHAPES_FRAMES))
     except RenderError as exc:
         print(f"abound: error: {exc}", file=sys.stderr)
         return 2

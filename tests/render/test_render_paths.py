@@ -105,3 +105,21 @@ def test_render_bench_takes_turns_and_runs():
     # and the real thing, tiny: both renderers draw, every median a positive time
     r = bench.measure(50, frames=2, compare=True, size=(160, 120), shapes_frames=2)
     assert r["renderer_ms"] > 0 and r["shapes_ms"] > 0 and r["capture_ms"] > 0
+
+
+def test_the_render_bench_times_pyglet_shapes_no_more_frames_than_asked(monkeypatch, capsys):
+    # `abound bench --render --compare shapes --frames 3` said "median of 10" for pyglet.shapes
+    import argparse
+    from abound.render import bench
+    asked = {}
+
+    def measure(n, frames, compare, size, shapes_frames):
+        asked.update(frames=frames, shapes_frames=shapes_frames)
+        return {"balls": n}
+    monkeypatch.setattr(bench, "measure", measure)
+    args = argparse.Namespace(compare="shapes", balls=50, size=None, frames=3, json=True)
+    assert bench.run(args) == 0
+    assert asked == {"frames": 3, "shapes_frames": 3}
+    args.frames = 40  # (shapes is slow: at most MAX_SHAPES_FRAMES of them)
+    assert bench.run(args) == 0
+    assert asked == {"frames": 40, "shapes_frames": bench.MAX_SHAPES_FRAMES}

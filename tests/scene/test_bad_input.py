@@ -188,6 +188,11 @@ COMMAND_LINES = [
     (["bench", "--balls", "300000", "--frames", "1"], "balls must be an integer <= 200000, not 300000"),
     # the render benchmark takes no scene but the same bound (10 million balls grew past 2.6 GB)
     (["bench", "--render", "--balls", "10000000", "--frames", "1"], "balls must be an integer <= 200000, not 10000000"),
+    # it draws balls no physics moves: a scene (misspelt: it had run, exit status 0) or a
+    # physics option given to it is refused, every one named
+    (["bench", "--render", "galtonn", "--frames", "1"], "drop SCENE"),
+    (["bench", "--render", "--backend", "reference", "--ball-toi", "bisection", "--dt", "0.5", "--seed", "3",
+      "--threads", "1", "--frames", "1"], "drop --backend, --ball-toi, --dt, --seed, --threads"),
     (["bench", "--size", "12"], "argument --size: size must be WIDTHxHEIGHT"),
     (["bench", "--size", "0x5"], "argument --size"),
     (["bench", "--size", "1e300x1e300", "--frames", "1"], "argument --size: a side is at most 1e+09 px"),
