@@ -91,3 +91,14 @@ class JamWarning(UserWarning):
     default) solves such lasting contacts and the balls slide on. Said once per
     Simulation (StepStats.stuck counts them); the ``abound`` commands print
     it as one line."""
+
+
+class EscapeWarning(UserWarning):
+    """Moving balls' centres went outside the box on a backend that is not
+    abound's own (the pymunk one, for comparison): it moves balls in fixed
+    steps, lets a fast one sink into the box's walls (a 3 px ball of the hot
+    gas up to 25 px; pushed back over the next steps), and one that moves
+    farther in a step than the walls are thick passes through them and is
+    lost. abound's own engines (fast, reference) find every contact and keep
+    every ball in the box. Said once per Simulation; the ``abound`` commands
+    print it as one line."""

@@ -114,14 +114,14 @@ def build_parser(argv):
 def main(argv=None):
     """Run the ``abound`` command; returns the exit status."""
     import warnings
-    from abound.errors import BlackHoleWarning, JamWarning
+    from abound.errors import BlackHoleWarning, EscapeWarning, JamWarning
     from abound.physics.backends import CompileNotice
     with warnings.catch_warnings():  # (a program that calls main() keeps its own filters after)
         warnings.filterwarnings("ignore", category=CompileNotice)  # the commands say it in their own words
         shown = warnings.showwarning
 
         def one_line(message, category, *rest, **kw):  # (not Python's file:line and source line)
-            if issubclass(category, (BlackHoleWarning, JamWarning)):
+            if issubclass(category, (BlackHoleWarning, EscapeWarning, JamWarning)):
                 print(f"abound: warning: {message}", file=sys.stderr)
             else:
                 shown(message, category, *rest, **kw)
