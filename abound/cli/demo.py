@@ -164,7 +164,8 @@ class DemoApp:
 
     def __init__(self, sim=None, size=None, *, headless=None, visible=True, vsync=True, frames=None,
                  record=None, source=None, video=None, replay=None, screenshot_dir=".", window=None,
-                 box_follows_window=None, pipelined=None, exact=None, interval=1.0 / 60.0, sound=False):
+                 box_follows_window=None, pipelined=None, exact=None, interval=1.0 / 60.0, sound=False,
+                 refill=False):
         from abound.cli.display import require_display
         from abound.render.context import make_window
         from abound.render.style import RenderStyle
@@ -255,7 +256,9 @@ class DemoApp:
                 raise
         self.window.push_handlers(self)
         if replay is None:
-            self.on_resize(w, h)  # the box follows the window (a replay log holds this resize already)
+            # the box follows the window (a replay log holds this resize already); refill: the
+            # caller places the balls afresh in this box (the saver), and notes crowding after
+            self.on_resize(w, h, note=not refill)
 
     @property
     def sim(self):
@@ -564,18 +567,25 @@ class DemoApp:
             finish_video(video)  # OutputError if the file could not be written
 
     # -- window events -----------------------------------------------------------------
-    def on_resize(self, width, height):
+    def on_resize(self, width, height, note=True):
         """The box follows the window (in world pixels, 1:1) unless the scene is a fixed picture
-        (then the renderer fits the box into the window); a replay's box follows its log."""
+        (then the renderer fits the box into the window); a replay's box follows its log.
+        note: say if the box cannot hold its balls (note_crowding)."""
         if width > 0 and height > 0 and self.replay is None and self.box_follows_window:
             self.control.resize(width, height)
-            crowded = self._crowded()
-            if crowded and not self._said_crowded:  # (once, until the box holds them again)
-                print(f"abound: note: the {width}x{height} box cannot hold its balls (they would cover "
-                      f"{crowded:.0%} of it, discs pack at most {HEX_PACKING:.0%}): they are squeezed "
-                      f"together and step slowly until the window grows", file=sys.stderr)
-            self._said_crowded = bool(crowded)
+            if note:
+                self.note_crowding()
         # let pyglet's default handler set its viewport and projection too
+
+    def note_crowding(self):
+        """Say that the box cannot hold its balls, once until it holds them again."""
+        crowded = self._crowded()
+        if crowded and not self._said_crowded:
+            sim = self.control.sim
+            print(f"abound: note: the {sim.width:g}x{sim.height:g} box cannot hold its balls (they would "
+                  f"cover {crowded:.0%} of it, discs pack at most {HEX_PACKING:.0%}): they are squeezed "
+                  f"together and step slowly until the window grows", file=sys.stderr)
+        self._said_crowded = bool(crowded)
 
     def world_point(self, x, y):
         """Window coordinates (pixels, y up) -> world coordinates."""

@@ -266,7 +266,7 @@ class SaverApp:
             self._attach(app, on_draw=self._drawer(app), on_close=self.on_close, on_resize=app.on_resize)
         for screen in ([] if windows else screens or [None]):
             app = DemoApp(sim, size=size or ((960, 540) if windowed or headless else None), headless=headless,
-                          visible=True, vsync=True, box_follows_window=self._follows(sim))
+                          visible=True, vsync=True, box_follows_window=self._follows(sim), refill=not self.apps)
             w = app.window
             if screen is not None and not windowed and not headless:
                 w.set_fullscreen(True, screen=screen)
@@ -287,17 +287,19 @@ class SaverApp:
 
     def _fill_screen(self):
         """A scene of random balls only: its balls placed afresh in a box of the first window's
-        size, so that they fill the screen from the start (kept as they are if they do not fit)."""
+        size, so that they fill the screen from the start (kept as they are if they do not fit),
+        and only then a box too small for them said (the scene's 10,000 balls were said not
+        to fit the 960x540 preview that holds 2,500 of them, placed afresh)."""
         app = self.apps[0] if self.apps else None
-        if app is None or not app.box_follows_window or self.sim.scene is None:
+        if app is None or not app.box_follows_window:
             return
         w, h = app.window.get_size()
-        world = self.sim.scene.get("world", {})
-        if w <= 0 or h <= 0 or (w, h) == (world.get("width"), world.get("height")):
-            return  # (the balls were placed in a box of this size)
-        new = rebuilt(self.sim, size=(w, h))
-        if new is not None:
-            self.sim = new
+        world = self.sim.scene.get("world", {}) if self.sim.scene is not None else {}
+        if w > 0 and h > 0 and world and (w, h) != (world.get("width"), world.get("height")):
+            new = rebuilt(self.sim, size=(w, h))  # (not where the balls were placed in a box of this size)
+            if new is not None:
+                self.sim = new
+        app.note_crowding()
 
     @property
     def sim(self):

@@ -94,6 +94,22 @@ def test_a_wave_fills_the_box_the_window_made_or_is_a_kick_where_it_cannot():
     assert live.liven(crowded) is crowded and (crowded.velocities[:, 1] > 0).all()  # a kick, no error
 
 
+def test_the_preview_places_the_balls_afresh_before_it_says_the_box_is_crowded(capsys):
+    # pile's 10,000 balls in its 1920x1080 box would cover 97% of the 960x540 preview: the
+    # saver places them afresh at the scene's density (2,500), which fits, and had said
+    # all the same that they could not fit. A box too small even so is still said, once
+    density = 10_000 / (1920 * 1080)
+    a = SaverApp(saver.build_simulation("pile"), headless=True, size=(960, 540))
+    try:
+        assert len(a.sim) == round(density * 960 * 540) and (a.sim.width, a.sim.height) == (960, 540)
+        assert "cannot hold its balls" not in capsys.readouterr().err
+        a.apps[0].on_resize(200, 120)  # (the preview shrunk: 2,500 balls of radius 4 px do not fit)
+        err = capsys.readouterr().err
+        assert err.count("the 200x120 box cannot hold its balls") == 1, err
+    finally:
+        a.close()
+
+
 def test_saver_command_runs_frames_and_windows_conventions(capsys, monkeypatch):
     from abound.cli import main
     assert main(["saver", "/p", "1234"]) == 0
