@@ -165,10 +165,14 @@ def _run_replay(args):
     try:
         log = read_replay(args.replay)
         args.size = args.size or log.window
-        args.frames = min(args.frames or log.frames, log.frames)
+        asked = args.frames
+        args.frames = min(asked or log.frames, log.frames)
         if not args.frames:
             print(f"abound: error: {args.replay}: the recording has no frames", file=sys.stderr)
             return 2
+        if asked and asked > log.frames:  # (it had stopped short unsaid)
+            print(f"abound: note: {args.replay} holds {plural(log.frames, 'frame')}: "
+                  f"capturing those, not {asked:,}", file=sys.stderr)
         if log.cut_note():
             print(log.cut_note(), file=sys.stderr)
         outcome = {}

@@ -209,6 +209,17 @@ def test_capture_of_a_replay_equals_the_demo_frames(recorded, tmp_path):
         assert np.array_equal(np.asarray(Image.open(p)), drawn[k]), f"frame {k} differs"
 
 
+def test_capture_of_a_replay_asked_for_more_frames_than_it_holds_says_so(recorded, tmp_path, capsys):
+    # a new-user trial: --frames 1000 of a shorter log wrote what it holds, unsaid
+    path = recorded[0]
+    frames = read_replay(path).frames
+    capsys.readouterr()
+    assert main(["capture", "--replay", str(path), "--out", str(tmp_path / "f"), "--frames", "1000"]) == 0
+    err = capsys.readouterr().err
+    assert err == f"abound: note: {path} holds {frames} frames: capturing those, not 1,000\n"
+    assert len(list((tmp_path / "f").glob("frame_*.png"))) == frames
+
+
 def test_capture_of_a_replay_that_ends_elsewhere_says_so(recorded, tmp_path, capsys):
     # a new-user trial: abound replay warned (status 1) where the final state differs
     # from the recorded one, capture --replay wrote the frames and said nothing
