@@ -94,11 +94,8 @@ class JamWarning(UserWarning):
 
 
 class EscapeWarning(UserWarning):
-    """Moving balls' centres went outside the box on a backend that is not
-    abound's own (the pymunk one, for comparison): it moves balls in fixed
-    steps, lets a fast one sink into the box's walls (a 3 px ball of the hot
-    gas up to 25 px; pushed back over the next steps), and one that moves
-    farther in a step than the walls are thick passes through them and is
-    lost. abound's own engines (fast, reference) find every contact and keep
-    every ball in the box. Said once per Simulation; the ``abound`` commands
-    print it as one line."""
+    """Balls passed through the box's walls on the pymunk backend (for
+    comparison): it moves balls in fixed steps, and one that moves farther in
+    a step than its walls are thick passes through them and is lost. abound's
+    own engines (fast, reference) find every contact and never lose a ball.
+    Said once per process; the ``abound`` commands print it as one line."""

@@ -141,7 +141,6 @@ class Simulation:
         self._field_held = False  # whether the world's field holds black holes' pull (_hold_field)
         self._warned_strength = False  # whether a too strong black hole was said (attractors._too_strong)
         self._warned_jam = False  # whether balls stopped where they cannot rest were said (_say_jammed)
-        self._warned_escape = False  # whether balls that left the box were said (_say_escaped)
         self.scene = None  # the scene dict this simulation was built from, if any
         self.last_stats = StepStats()
         self._palette_next = 0
@@ -773,24 +772,7 @@ class Simulation:
                                     contact_log=None if log is None else _contact_records(log))
         if self.last_stats.stuck and not self._warned_jam:
             self._say_jammed()
-        if (not self._warned_escape and self._backend_name not in backends.BUILT_IN
-                and checks.escaped(w.pos[:n][w.mode[:n] != PINNED], self.width, self.height)):
-            self._say_escaped()
         return self.last_stats
-
-    def _say_escaped(self):
-        """Say once per simulation that moving balls went outside the box (abound.EscapeWarning):
-        only a backend that is not abound's own can lose one (the pymunk one: a flung
-        ball vanished from the demo without a word). A pinned ball outside was put there
-        (a peg left outside a shrunk box), not lost."""
-        self._warned_escape = True
-        import warnings
-        from abound.errors import EscapeWarning
-        warnings.warn(EscapeWarning(
-            f"balls went outside the box on the {self._backend_name} backend: it moves balls in fixed "
-            f"steps, lets a fast one sink into the box's walls (pushed back over the next steps) and one "
-            f"that moves farther in a step than they are thick pass through them, lost (abound's own "
-            f"backends, fast and reference, keep every ball in the box)"), stacklevel=4)
 
     def _say_jammed(self):
         """Say once per simulation that balls were stopped where frictionless balls
