@@ -261,7 +261,7 @@ class SaverApp:
         self.origin = None
         self._settled_pointer = None  # where the pointer rested as the settling ended (X only)
         for window in windows or []:  # someone else's: no fullscreen, no pointer, no input
-            app = DemoApp(sim, window=window, box_follows_window=self._follows(sim))
+            app = DemoApp(sim, window=window, box_follows_window=self._follows(sim), refill=not self.apps)
             window.remove_handlers(app)
             self._attach(app, on_draw=self._drawer(app), on_close=self.on_close, on_resize=app.on_resize)
         for screen in ([] if windows else screens or [None]):
