@@ -95,7 +95,8 @@ class JamWarning(UserWarning):
 
 class EscapeWarning(UserWarning):
     """Balls passed through the box's walls on the pymunk backend (for
-    comparison): it moves balls in fixed steps, and one that moves farther in
-    a step than its walls are thick passes through them and is lost. abound's
+    comparison): it moves balls in fixed steps, and one that gets more than
+    100 px into a wall in a step (past its middle) is pushed out through it
+    and is lost. abound's
     own engines (fast, reference) find every contact and never lose a ball.
     Said once per process; the ``abound`` commands print it as one line."""

@@ -84,7 +84,8 @@ def settle_overlaps(B, W, params):
 
 def _say_lost(pos, radius, params):
     """Say that balls were lost where one has passed through the box's walls (beyond
-    their far side, 2 THICKNESS outside the box, nothing brings it back): a ball flung
+    their far side, 2 THICKNESS outside the box, nothing brings it back; a ball gets
+    there once a step takes it past a wall's middle, which pushes it out): a ball flung
     at 20,000 px/s crossed 333 px a step and vanished from the demo unsaid. (pymunk
     also lets a fast ball sink into its walls, centre outside the box, and pushes it
     back: the hot gas's 3 px balls went 25 px deep; not said.) Python says a warning
@@ -98,5 +99,5 @@ def _say_lost(pos, radius, params):
         from abound.errors import EscapeWarning
         warnings.warn(EscapeWarning(
             f"balls left the box through its walls on the pymunk backend: it moves balls in fixed steps, and "
-            f"one that moves farther in a step than the walls are thick ({2.0 * THICKNESS:g} px) passes "
-            f"through them (abound's own backends, fast and reference, never lose a ball)"), stacklevel=2)
+            f"one that gets more than {THICKNESS:g} px into a wall in a step (past its middle) is pushed out "
+            f"through it (abound's own backends, fast and reference, never lose a ball)"), stacklevel=2)
