@@ -87,3 +87,9 @@ def box_size(text):
 def plural(n, word):
     """'1 ball', '2 balls'."""
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def given(options):
+    """The names of the (name, given) options that were given: what a mode that takes
+    none of them names for the user to drop."""
+    return [name for name, was_given in options if was_given]

@@ -15,7 +15,7 @@ both are imported only then.
 import importlib
 import json
 import sys
-from abound.cli.args import MAX_FRAMES, box_size, count, positive
+from abound.cli.args import MAX_FRAMES, box_size, count, given, positive
 from abound.defaults import MIN_POSITIVE
 from abound.scene import schema
 from abound.timing import Meter, measure, percentile, relative_drift, warm_up  # noqa: F401
@@ -58,11 +58,6 @@ def add_arguments(parser):
     parser.add_argument("--pymunk-walls", choices=("thick", "thin"), dest="pymunk_walls",
                         help="with --compare pymunk: box walls of 100 px thick segments (default) "
                              "or thin ones on the box sides")
-
-
-def _given(options):
-    """The names of the (name, given) options that were given."""
-    return [name for name, given in options if given]
 
 
 def _delegate(modname, what):
@@ -123,15 +118,15 @@ def run(args):
     if args.compare == "serial" and not args.frames_loop:
         print("abound: error: --compare serial compares frame loops: it needs --frames-loop", file=sys.stderr)
         return 2
-    pymunk_only = [opt for opt, given in (("--pymunk-walls", args.pymunk_walls is not None),
-                                          ("--pymunk-threads", args.pymunk_threads is not None)) if given]
+    pymunk_only = given((("--pymunk-walls", args.pymunk_walls is not None),
+                         ("--pymunk-threads", args.pymunk_threads is not None)))
     if pymunk_only and args.compare != "pymunk" and not args.frames_loop:
         print(f"abound: error: {' and '.join(pymunk_only)} set{'' if len(pymunk_only) > 1 else 's'} up "
               f"pymunk's side of --compare pymunk: add --compare pymunk or drop "
               f"{'them' if len(pymunk_only) > 1 else 'it'}", file=sys.stderr)
         return 2
     if args.frames_loop:
-        unused = _given((("--render", args.render), ("--dt", args.dt is not None),
+        unused = given((("--render", args.render), ("--dt", args.dt is not None),
                          (f"--compare {args.compare}", args.compare not in (None, "serial")))) + pymunk_only
         if unused:
             print(f"abound: error: --frames-loop runs the demo's loop as it is (its scene's dt, no pymunk "
@@ -142,7 +137,7 @@ def run(args):
     if args.render:
         # (taken in silence, a misspelt scene ran with exit status 0, and a scene's name
         # read as the scene benchmarked: the 777-ball galton said "10000 moving balls")
-        unused = _given((("SCENE", args.scene is not None), ("--backend", args.backend is not None),
+        unused = given((("SCENE", args.scene is not None), ("--backend", args.backend is not None),
                          ("--ball-toi", args.ball_toi is not None), ("--dt", args.dt is not None),
                          ("--seed", args.seed is not None), ("--threads", args.threads is not None)))
         if unused:

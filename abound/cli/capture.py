@@ -9,7 +9,7 @@ import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from abound.cli.args import MAX_EVERY, MAX_FRAMES, count, file_name, image_size, plural
+from abound.cli.args import MAX_EVERY, MAX_FRAMES, count, file_name, given, image_size, plural
 from abound.cli.outputs import (FRAME_NAME, OutputError, VideoWriter, add_force, check_distinct, check_file,
                                 check_frames_dir, finish_video, is_frame_name)
 
@@ -156,10 +156,10 @@ def _run_replay(args):
     from abound.capture import render_replay
     from abound.render.style import RenderError
     from abound.replay import ReplayError, read_replay
-    given = [opt for opt, v in (("SCENE", args.scene), ("--seed", args.seed), ("--balls", args.balls),
-                                ("--every", args.every != 1)) if v]
-    if given:
-        print(f"abound: error: --replay takes the scene and timing from the log; drop {', '.join(given)}",
+    unused = given((("SCENE", args.scene), ("--seed", args.seed), ("--balls", args.balls),
+                    ("--every", args.every != 1)))
+    if unused:
+        print(f"abound: error: --replay takes the scene and timing from the log; drop {', '.join(unused)}",
               file=sys.stderr)
         return 2
     try:

@@ -513,9 +513,9 @@ def build_simulation(scene, *, seed=None, balls=None, gravity=None, liven=None):
     # read once (a note resolving the name is said once), and built under its name:
     # built from the dict, its errors named "<scene>"
     raw, name = resolve_source(scene)
-    if not prepare(raw, name)["spawn"]:
-        balls = None  # e.g. the pool break: its balls are the scene
-    scene = prepare(raw, name, seed=seed, balls=balls or None)
+    scene = prepare(raw, name, seed=seed)
+    if balls and scene["spawn"]:  # (a scene without random balls keeps its own: the pool break)
+        scene = prepare(raw, name, seed=seed, balls=balls)
     if gravity is not None:
         scene["world"]["gravity"] = [float(g) * gravity for g in scene["world"]["gravity"]]
     if liven is not None:

@@ -20,7 +20,7 @@ import types
 import numpy as np
 
 from abound.compare.pymunk_world import THICKNESS, PymunkWorld
-from abound.physics import backends
+from abound.physics import backends, checks
 from abound.physics.world import FREE, PINNED, SEGMENT
 
 # where make_params puts what this backend reads
@@ -90,11 +90,7 @@ def _say_lost(pos, radius, params):
     also lets a fast ball sink into its walls, centre outside the box, and pushes it
     back: the hot gas's 3 px balls went 25 px deep; not said.) Python says a warning
     once per place and text: once a process."""
-    far = 2.0 * THICKNESS + radius
-    x, y = pos[:, 0], pos[:, 1]
-    with np.errstate(invalid="ignore"):
-        lost = (x < -far) | (x > params[P_WIDTH] + far) | (y < -far) | (y > params[P_HEIGHT] + far)
-    if lost.any():
+    if checks.escaped(pos, params[P_WIDTH], params[P_HEIGHT], margin=2.0 * THICKNESS + radius):
         import warnings
         from abound.errors import EscapeWarning
         warnings.warn(EscapeWarning(

@@ -63,11 +63,13 @@ def max_overlap(pos, radius, free, width, height, seg_p0=(), seg_p1=()):
     return max(worst, 0.0)
 
 
-def escaped(pos, width, height):
-    """Number of balls whose centre is outside the box [0, width] x [0, height] or not finite."""
+def escaped(pos, width, height, margin=0.0):
+    """Number of balls whose centre is outside the box [0, width] x [0, height], widened
+    by margin px on every side (a number, or one a ball), or not finite."""
     pos = np.asarray(pos, dtype=float).reshape(-1, 2)
     with np.errstate(invalid="ignore"):
-        inside = (pos[:, 0] >= 0) & (pos[:, 0] <= width) & (pos[:, 1] >= 0) & (pos[:, 1] <= height)
+        inside = ((pos[:, 0] >= -margin) & (pos[:, 0] <= width + margin)
+                  & (pos[:, 1] >= -margin) & (pos[:, 1] <= height + margin))
     return int(np.count_nonzero(~inside))
 
 
