@@ -597,7 +597,7 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
         v2 = vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1]
         if jammed[q] or state[_root(island, q)] == ISLAND_ASLEEP:
             counts[2] += 1 if jammed[q] else 0  # (a flat arch, held where it lies: _take_back)
-            fall_asleep(B, i)
+            fall_asleep(B, G, i)
             continue
         if under[q] and v2 < rest_speed * rest_speed and try_sleep(B, W, G, i, gx, gy, normals, cand,
                                                                      SLEEP_TOUCH_CLUSTER, LEAVE_GAP):

@@ -11,7 +11,11 @@ from .constants import (
     BALL_INT, CELL_SWEEPS, GRID_INT, MAX_CELLS_PER_BALL, SLEEP_TOUCH, SWEEP_SAMPLE, WATCH_AXIS,
     WATCH_SLOTS,
 )
-from .motion import effective_motion
+from .motion import effective_motion, lasting
+
+# the bits of a cell's mark (G[14]): a ball the clusters do not hold was
+# entered there (mark_moving), a lasting ball lies there (mark_lasting)
+MOVING, LASTING = 1, 2
 
 
 # --------------------------------------------------------------------------
@@ -19,7 +23,7 @@ from .motion import effective_motion
 # G = (head (cells,), ent_ball, ent_next, meta int (nent, nx, ny, nbig, query id),
 #      cell size, its inverse and the grid's corner (4,), big list (N,), stamp (N,), is_big (N,),
 #      start (cells + 1,), cell_ball, span (N, 4), kept box (N, 4), watch (N,),
-#      reach (2 x WATCH_SLOTS,): see gather, moving (cells,) uint8: see mark_moving)
+#      reach (2 x WATCH_SLOTS,): see gather, marks (cells,) uint8: see MOVING, LASTING)
 # At the start of a part of a step every ball is entered at once, cell by cell
 # in contiguous runs (cell c holds cell_ball[start[c]:start[c + 1]]), and its
 # cell span kept. A ball whose trajectory changes later is entered again only
@@ -197,6 +201,8 @@ def grid_count(G, B, T):
             for ix in range(ix0, ix1 + 1):
                 start[iy * nx + ix + 1] += 1
                 total += 1
+        if lasting(B[7][i]):
+            mark_lasting(G, B, i)
     return total
 
 
@@ -273,13 +279,13 @@ def mark_moving(G, cells):
     stale one costs a query, a missing one would lose a pair. A sweep over
     more than MAX_CELLS_PER_BALL cells goes on the big list instead, which
     moving_near reads."""
-    moving, nx = G[14], G[3][1]
+    marks, nx = G[14], G[3][1]
     ix0, iy0, ix1, iy1 = cells
     if too_many_cells(cells):
         return
     for iy in range(iy0, iy1 + 1):
         for ix in range(ix0, ix1 + 1):
-            moving[iy * nx + ix] = 1
+            marks[iy * nx + ix] |= MOVING
 
 
 @inlined
@@ -290,14 +296,51 @@ def moving_near(G, cells):
     for its pairs with such balls only (its other contacts are the ticks'),
     and deep in a heap there are none near: without this it read some 50
     cell entries to find none, a tenth of a pouring board's frame."""
-    moving, meta = G[14], G[3]
+    return _marked_near(G, cells, MOVING)
+
+
+@kernel
+def mark_lasting(G, B, i):
+    """Mark the cells ball i's disc covers where it lies (asleep or pinned:
+    lasting), for lasting_near; a big ball's every cell. Marks stay till the
+    part ends."""
+    marks, nx = G[14], G[3][1]
+    x0, y0, x1, y1 = swept_box(B, i, 0.0)
+    ix0, iy0, ix1, iy1 = _cell_span(G, x0, y0, x1, y1)
+    for iy in range(iy0, iy1 + 1):
+        for ix in range(ix0, ix1 + 1):
+            marks[iy * nx + ix] |= LASTING
+
+
+@kernel
+def lasting_near(G, B, i, touch):
+    """Whether grid_candidates(G, B, i, 0, out, touch) may offer a lasting
+    ball (asleep or pinned) within touch x ball i's radius of touching it:
+    a cell of its query is marked (mark_lasting), or a ball is on the big
+    list. A lasting ball that near covers with its disc a point of the
+    query's box, so a cell of the query (the same clamped cells). A slow
+    cluster ball tries to sleep at every tick (clusters.tick), and inside a
+    heap it touches nothing lasting: its query read some 50 cell entries to
+    find none, about a twentieth of the rain's frame."""
+    if G[7][i]:
+        return True  # (a big ball's query offers every ball)
+    x0, y0, x1, y1 = swept_box(B, i, 0.0)
+    pad = touch * (B[4][i] + 0.5 * MAX_CELLS_PER_BALL * G[4][0])
+    return _marked_near(G, _cell_span(G, x0 - pad, y0 - pad, x1 + pad, y1 + pad), LASTING)
+
+
+@inlined
+def _marked_near(G, cells, bit):
+    """Whether a cell of (ix0, iy0, ix1, iy1) has the mark bit, or a ball is
+    on the big list (then every query offers it)."""
+    marks, meta = G[14], G[3]
     ix0, iy0, ix1, iy1 = cells
     if meta[3] > 0 or too_many_cells(cells):
         return True  # (a query of every ball anyway)
     nx = meta[1]
     for iy in range(iy0, iy1 + 1):
         for ix in range(ix0, ix1 + 1):
-            if moving[iy * nx + ix] != 0:
+            if marks[iy * nx + ix] & bit:
                 return True
     return False
 

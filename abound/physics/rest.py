@@ -9,7 +9,7 @@ from ._jit import kernel
 from .kernels import TOUCH_REL, V_EPS
 from .constants import ASLEEP, BOX_LINE, CLUSTER_SLOP, FREE, FROZEN, PINNED, REST_COS, SLEEP_TOUCH, SLEEP_TOUCH_CLUSTER, SLIDING, SUP_BALL
 from .motion import gravity_on, is_fixed, lasting, motion_at, set_free, sync
-from .grid import grid_candidates
+from .grid import grid_candidates, lasting_near, mark_lasting
 
 NO_LOADS = -1.0  # try_sleep's reach where no awake ball's push is counted (see load_reach)
 
@@ -117,7 +117,7 @@ def fixed_contacts(B, W, G, i, normals, cand, touch):
                 normals[k, 1] = dy / d
                 k += 1
                 fixtures += 1
-    m = grid_candidates(G, B, i, 0.0, cand, touch)
+    m = grid_candidates(G, B, i, 0.0, cand, touch) if lasting_near(G, B, i, touch) else 0
     for q in range(m):
         if k >= len(normals):
             break
@@ -136,9 +136,11 @@ def fixed_contacts(B, W, G, i, normals, cand, touch):
 
 
 @kernel
-def fall_asleep(B, i):
+def fall_asleep(B, G, i):
+    """Put ball i to sleep where it lies (a lasting ball: grid.mark_lasting)."""
     vel, acc, mode, count = B[1], B[2], B[7], B[8]
     mode[i] = ASLEEP
+    mark_lasting(G, B, i)
     vel[i, 0] = 0.0
     vel[i, 1] = 0.0
     acc[i, 0] = 0.0
@@ -161,7 +163,7 @@ def try_sleep(B, W, G, i, gx, gy, normals, cand, touch=SLEEP_TOUCH, reach=NO_LOA
         return False
     if not apart(B, W, G, i, cand):
         return False
-    fall_asleep(B, i)
+    fall_asleep(B, G, i)
     return True
 
 
@@ -341,7 +343,7 @@ def collapse(B, W, G, i, partner, gx, gy, rest_speed, normals, cand, seed):
     if k > 0 and (bx != 0.0 or by != 0.0) and not _under(normals, k, bx, by):
         k = 0  # (only things beside or above it: a box's side bore a ball asleep on it for ever)
     if k > 0:
-        fall_asleep(B, i)
+        fall_asleep(B, G, i)
         if fixtures > 0 and (bx != 0.0 or by != 0.0) and not held(normals, k, bx, by):
             return ASLEEP_STUCK
         return ASLEEP_ANYWHERE
