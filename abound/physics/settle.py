@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ._jit import allocating, kernel
-from .constants import BALL_INT, PINNED, P_HEIGHT, P_WIDTH, SEGMENT, WATCH_SLOTS
+from .constants import BALL_INT, PINNED, P_GX, P_GY, P_HEIGHT, P_WIDTH, SEGMENT, WATCH_SLOTS
 from .grid import grid_candidates, grid_new
 from .rest import segment_closest
 
@@ -53,8 +53,12 @@ def settle_overlaps(B, W, params):
     user adds balls on top of others, edits the state, or shrinks the box.
     Iterated projection, heavier balls moving less, pinned not at all;
     coincident centres separate along a direction set by their indices; balls
-    across an interior segment move off it."""
-    pos, radius, inv_mass, mode = B[0], B[4], B[5], B[7]
+    across an interior segment move off it. A ball the projection cannot
+    take off the fixed things it overlaps (wider than a slot between two
+    walls, than the gap between two pegs: each push drives it into the
+    other) is moved to the nearest place clear of them (_escape), and the
+    projection runs again."""
+    radius = B[4]
     n = len(radius)
     width, height = params[P_WIDTH], params[P_HEIGHT]
     # Balls outside the box (it shrank) come back in, each at its own depth
@@ -63,12 +67,38 @@ def settle_overlaps(B, W, params):
     # more than fit there would never spread into the box.
     for i in range(n):
         clamp_ball_into_box(B, i, width, height, radius[i] * ((0.6180339887498949 * (i + 1)) % 1.0))
-    if n < 2:
-        push_off_segments(B, W)
-        clamp_into_box(B, width, height)
+    if n == 0:
         return
     cand = np.empty(n, dtype=BALL_INT)
     watch, reach = np.zeros(n, dtype=np.int8), np.zeros(2 * WATCH_SLOTS)  # (nothing watched)
+    placed = B[0].copy()  # (where the user put them: the first escape looks from there)
+    for attempt in range(ESCAPES + 1):
+        if _push_apart(B, W, width, height, cand, watch, reach) <= 1e-9 or attempt == ESCAPES:
+            break  # (apart: nothing to escape from)
+        G = grid_new(B, width, height, 0.0, watch, reach)
+        moved = False
+        for i in range(n):
+            if attempt > 0:
+                placed[i, 0], placed[i, 1] = B[0][i, 0], B[0][i, 1]
+            moved |= _escape(B, W, G, i, placed[i, 0], placed[i, 1], width, height, params[P_GX], params[P_GY], cand)
+        if not moved:
+            break
+
+
+# how many times settle_overlaps moves the balls the projection leaves on
+# fixed things, and projects again (each time, balls it pushed back on may
+# need it again: a ball moved clear of a peg, then pushed by its neighbours)
+ESCAPES = 3
+
+
+@allocating
+def _push_apart(B, W, width, height, cand, watch, reach):
+    """settle_overlaps' projection: at most 200 passes over every
+    overlapping pair and every ball on a segment, until none overlaps by
+    more than 1e-9 of its radius; returns the deepest overlap it left, /
+    radius."""
+    pos, radius, inv_mass, mode = B[0], B[4], B[5], B[7]
+    n = len(radius)
     for it in range(200):
         G = grid_new(B, width, height, 0.0, watch, reach)
         worst = 0.0
@@ -104,6 +134,113 @@ def settle_overlaps(B, W, params):
         clamp_into_box(B, width, height)
         if worst <= 1e-9:
             break
+    return worst
+
+
+@kernel
+def _fixed_overlap(B, W, G, i, x, y, cand):
+    """How deep ball i would overlap the fixed things (interior segments,
+    pinned balls; not the box's sides) with its centre at (x, y), as a fraction
+    of its radius (negative: that far clear of all of them), and the sum of
+    the unit pushes off those it overlaps (nx, ny)."""
+    pos, radius, mode = B[0], B[4], B[7]
+    wc, wkind = W[5], W[7]
+    r = radius[i]
+    deepest, nx, ny = -math.inf, 0.0, 0.0
+    for w in range(len(wc)):
+        if wkind[w] != SEGMENT:
+            continue  # (the box's sides: _clear)
+        cx, cy = segment_closest(W, w, x, y)
+        dx, dy = x - cx, y - cy
+        d = math.sqrt(dx * dx + dy * dy)
+        over = (r - d) / r
+        if over > 0.0 and d > 0.0:
+            nx += dx / d
+            ny += dy / d
+        deepest = max(deepest, over)
+    px, py = pos[i, 0], pos[i, 1]
+    pos[i, 0], pos[i, 1] = x, y  # (the grid's query is about ball i where it would be)
+    m = grid_candidates(G, B, i, 0.0, cand)
+    pos[i, 0], pos[i, 1] = px, py
+    for q in range(m):
+        j = cand[q]
+        if mode[j] != PINNED:
+            continue
+        dx, dy = x - pos[j, 0], y - pos[j, 1]
+        d = math.sqrt(dx * dx + dy * dy)
+        over = (r + radius[j] - d) / r
+        if over > 0.0 and d > 0.0:
+            nx += dx / d
+            ny += dy / d
+        deepest = max(deepest, over)
+    return deepest, nx, ny
+
+
+@kernel
+def _escape(B, W, G, i, x0, y0, width, height, gx, gy, cand):
+    """Move ball i, if it still overlaps a fixed thing by more than 1e-9 of
+    its radius, to the nearest place found clear of them all from (x0, y0)
+    (where it was put: the projection may have left it anywhere along its
+    round of pushes), on rings
+    (distances r / 8 x 2^(k / 4), 32 directions, from the nearest to
+    the sum of the pushes off what it overlaps, or up against gravity where
+    they cancel); on the first ring with a clear place, each clear
+    direction is followed in to where it stops being clear (bisection),
+    and the nearest of those is taken (a ball wider than a slot between two
+    level walls leaves it on the nearer side, square to the walls). Other
+    balls are not looked at: the projection pushes them apart after.
+    Returns whether it moved."""
+    pos, radius, mode = B[0], B[4], B[7]
+    r = radius[i]
+    if mode[i] == PINNED or 2.0 * r > min(width, height):
+        return False  # (a ball wider than the box is held on its middle line)
+    if _fixed_overlap(B, W, G, i, pos[i, 0], pos[i, 1], cand)[0] <= 1e-9:
+        return False
+    nx, ny = _fixed_overlap(B, W, G, i, x0, y0, cand)[1:]
+    if nx * nx + ny * ny > 1e-12:
+        aim = math.atan2(ny, nx)
+    elif gx != 0.0 or gy != 0.0:
+        aim = math.atan2(-gy, -gx)
+    else:
+        aim = 0.5 * math.pi
+    far = 2.0 * math.hypot(width, height)
+    near = 0.0
+    k = 0
+    while True:
+        d = r * 0.125 * 2.0 ** (0.25 * k)
+        if d > far:
+            return False
+        best, bx, by = math.inf, x0, y0
+        for s in range(32):
+            step = (s + 1) // 2 if s % 2 == 1 else -(s // 2)  # 0, 1, -1, 2, -2, ..., 16
+            a = aim + step * (2.0 * math.pi / 32.0)
+            c, sn = math.cos(a), math.sin(a)
+            if not _clear(B, W, G, i, x0 + d * c, y0 + d * sn, width, height, cand):
+                continue
+            lo, hi = near, d  # (the ring before found nothing clear: the edge lies between)
+            for _ in range(30):
+                mid = 0.5 * (lo + hi)
+                if _clear(B, W, G, i, x0 + mid * c, y0 + mid * sn, width, height, cand):
+                    hi = mid
+                else:
+                    lo = mid
+            if hi < best:
+                best, bx, by = hi, x0 + hi * c, y0 + hi * sn
+        if best < math.inf:
+            pos[i, 0], pos[i, 1] = bx, by
+            return True
+        near = d
+        k += 1
+
+
+@kernel
+def _clear(B, W, G, i, x, y, width, height, cand):
+    """Whether ball i, centred at (x, y), lies inside the box and clear of
+    every fixed thing by 1e-9 of its radius."""
+    r = B[4][i]
+    inside = r * (1.0 - 1e-9)  # (a place on the box's line, less round-off: clamp_into_box puts it back)
+    return (inside <= x <= width - inside and inside <= y <= height - inside
+            and _fixed_overlap(B, W, G, i, x, y, cand)[0] < -1e-9)
 
 
 @kernel

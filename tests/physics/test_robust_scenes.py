@@ -190,6 +190,80 @@ def test_coincident_centres_are_pushed_apart(backend, pinned):
 
 
 # --------------------------------------------------------------------------
+# a ball put where the pushes apart cannot take it off the walls and pins it
+# overlaps (a new user's trial: each stayed there for good, asleep or still)
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_lone_ball_put_into_a_v_rests_in_its_vertex(backend):
+    # one push off each arm left it 0.32 r inside one of them, asleep (with a
+    # second ball anywhere, the pushes were repeated and it came out)
+    sim = _sim(backend)
+    sim.add_wall(150.0, 300.0, 200.0, 200.0)
+    sim.add_wall(250.0, 300.0, 200.0, 200.0)
+    r = 10.0
+    sim.add_ball(200.3, 215.0, radius=r)  # 3 px into each arm
+    checker = StepChecker(sim)  # (the first step pushes it out: an edit, not physics)
+    for _ in range(600):
+        checker.step(DT)
+    # at rest touching both arms: on the axis, r / sin(a) above the vertex, a the
+    # half-angle between each arm and the vertical (tan a = 50 / 100)
+    sin_a = 50.0 / math.hypot(50.0, 100.0)
+    assert sim.positions[0] == pytest.approx([200.0, 200.0 + r / sin_a], abs=1e-6 * r)
+    assert np.all(sim.velocities[0] == 0.0)
+    assert sim.max_overlap() <= 1e-6
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("y, side", [(212.0, 245.0), (208.0, 175.0), (210.0, 245.0)],
+                         ids=["nearer-above", "nearer-below", "midway"])
+def test_a_ball_wider_than_a_slot_leaves_it_on_the_nearer_side(backend, y, side):
+    # a ball of radius 20 between two level walls 30 px apart overlaps both: each
+    # push drove it into the other wall, and it hung 0.5 r inside one for good.
+    # Out of the slot it goes square to the walls to the side nearer where it was
+    # put: above, its centre r over the upper wall (225 + 20), below, r under the
+    # lower one (195 - 20); midway, up against gravity, where it rests on the slot
+    sim = _sim(backend)
+    sim.add_wall(100.0, 195.0, 300.0, 195.0)
+    sim.add_wall(100.0, 225.0, 300.0, 225.0)
+    sim.add_ball(200.0, y, radius=20.0)
+    checker = StepChecker(sim)
+    checker.step(1e-9)  # (the push out, and next to no flight)
+    assert sim.positions[0, 0] == pytest.approx(200.0, abs=1e-9)
+    assert sim.positions[0, 1] == pytest.approx(side, abs=1e-6)
+    for _ in range(120):
+        checker.step(DT)
+    assert sim.max_overlap() <= 1e-6
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_ball_put_between_two_pegs_narrower_apart_than_it_comes_out(backend):
+    # pegs of radius 4 whose gap (17 px) is narrower than a ball of radius 12: the
+    # pushes off one drove it deeper into the other, and without gravity it stayed
+    # inside a peg for good. The nearest place clear of both is 10 px away (where
+    # circles of radius 16 round the pegs cross); the search, along 32 rays and
+    # straight up here, finds one 10.58 px away (sqrt(16^2 - 12^2))
+    sim = _sim(backend, gravity=(0.0, 0.0))
+    sim.add_ball(265.0, 332.0, radius=4.0, pinned=True)
+    sim.add_ball(290.0, 332.0, radius=4.0, pinned=True)
+    sim.add_ball(277.0, 332.0, radius=12.0)
+    checker = StepChecker(sim)
+    for _ in range(60):
+        checker.step(DT)
+    moved = math.dist(sim.positions[2], (277.0, 332.0))
+    assert 10.0 <= moved <= math.sqrt(16.0 ** 2 - 12.0 ** 2) + 1e-6
+    assert len(sim.overlapping()) == 0 and sim.max_overlap() <= 1e-6
+    assert np.all(sim.velocities[2] == 0.0)  # (pushed apart: no velocity given)
+
+
+def test_a_ball_added_among_the_galton_boards_pegs_is_clear_of_them_after_one_step():
+    # the trial's case: r = 12 at (277, 332), between pegs at x = 265 and 290
+    sim = Simulation.from_config("galton", backend="fast")
+    sim.add_ball(277.0, 332.0, radius=12.0)
+    sim.step()
+    assert len(sim.overlapping()) == 0 and sim.max_overlap() <= 1e-6
+
+
+# --------------------------------------------------------------------------
 # the window shrunk below a ball's diameter and grown back
 # --------------------------------------------------------------------------
 @pytest.mark.parametrize("backend", BACKENDS)
