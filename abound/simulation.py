@@ -19,7 +19,7 @@ from abound.physics.kernels import TOUCH_REL
 from abound.physics.world import World, ASLEEP, CLUSTER, PINNED, BOX_WALLS
 
 from abound.defaults import (BALL_TOI, DEFAULT_DENSITY, DEFAULT_PALETTE, DEFAULT_REST_SPEED,  # noqa: F401
-                             MAX_BLACK_HOLES, MAX_MAGNITUDE, MAX_WALLS, MIN_POSITIVE, RESTITUTION_MIX,
+                             MAX_BLACK_HOLES, MAX_MAGNITUDE, MAX_STRENGTH, MAX_WALLS, MIN_POSITIVE, RESTITUTION_MIX,
                              TABLE_GRAVITY)
 
 
@@ -476,8 +476,8 @@ class Simulation:
         r = _per_ball(radius, "ball radius", (k,)).copy()
         if not (_within_limit(pos) and _within_limit(vel)):
             raise SceneError(f"ball position and velocity must be finite numbers at most {MAX_MAGNITUDE:g} in size")
-        if not (np.all(r > 0) and _within_limit(r)):
-            raise SceneError(f"ball radius must be a positive number at most {MAX_MAGNITUDE:g}")
+        if not (np.all(r >= MIN_POSITIVE) and _within_limit(r)):  # (as a scene file's)
+            raise SceneError(f"ball radius must lie in {MIN_POSITIVE:g}..{MAX_MAGNITUDE:g}, as in a scene file")
         # inside the box, as a scene file's balls must be, to round-off (x = r + u (W - 2 r)
         # with u = 1 may come out an ulp beyond W - r)
         box, near = np.array([self.width, self.height]), (r * (1.0 - TOUCH_REL))[:, None]
@@ -876,12 +876,15 @@ _scene_builder = [None]
 
 
 def _checked_hole(x, y, strength, softening, horizon, swallow, name):
-    """A BlackHole of these, if each is what it must be (strength: positive and finite,
-    not held to MAX_MAGNITUDE: GM in px^3/s^2 is large, a saver's hole on a 4K screen
-    pulls with 2e9)."""
+    """A BlackHole of these, if each is what it must be (strength: positive and at
+    most MAX_STRENGTH, not MAX_MAGNITUDE: GM in px^3/s^2 is large, a saver's hole on
+    a 4K screen pulls with 2e9)."""
     from abound.attractors import BlackHole
     x, y = _vec2((x, y), f"{name} position")
-    hole = BlackHole(float(x), float(y), _positive(strength, f"{name} strength"),
+    strength = _positive(strength, f"{name} strength")
+    if strength > MAX_STRENGTH:
+        raise SceneError(f"{name} strength must be at most {MAX_STRENGTH:g} (px^3/s^2), not {strength:g}")
+    hole = BlackHole(float(x), float(y), strength,
                      _limited(_nonnegative(softening, f"{name} softening"), f"{name} softening"),
                      _limited(_nonnegative(horizon, f"{name} horizon"), f"{name} horizon"),
                      _flag(swallow, f"{name} swallow"))

@@ -14,7 +14,7 @@ import numpy as np
 
 from abound.errors import SceneError
 from abound.physics import backends
-from abound.defaults import DEFAULT_REST_SPEED, DEFAULT_DENSITY, MAX_MAGNITUDE, MIN_POSITIVE, RESTITUTION_MIX, BALL_TOI
+from abound.defaults import DEFAULT_REST_SPEED, DEFAULT_DENSITY, MAX_MAGNITUDE, MAX_STRENGTH, MIN_POSITIVE, RESTITUTION_MIX, BALL_TOI
 
 MAX_BALLS = 200_000
 # Numbers beyond these are mistakes (a unit gone wrong, a typo'd exponent) and
@@ -70,8 +70,8 @@ def _show(v, limit=60):
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def number(lo=None, hi=None, positive=False):
-    """A finite int or float (never a bool) of size at most MAX_MAGNITUDE,
+def number(lo=None, hi=None, positive=False, most=MAX_MAGNITUDE):
+    """A finite int or float (never a bool) of size at most most (MAX_MAGNITUDE),
     optionally positive (then at least MIN_POSITIVE) or within lo..hi."""
     def check(v, ctx, key):
         if not _is_number(v):
@@ -79,8 +79,8 @@ def number(lo=None, hi=None, positive=False):
         v = float(v)
         if not math.isfinite(v):
             raise ctx.error(f"must be a finite number, not {_show(v)}", key)
-        if abs(v) > MAX_MAGNITUDE:
-            raise ctx.error(f"must be at most {MAX_MAGNITUDE:g} in size, not {_show(v)}", key)
+        if abs(v) > most:
+            raise ctx.error(f"must be at most {most:g} in size, not {_show(v)}", key)
         if positive and not v > 0:
             raise ctx.error(f"must be a positive number, not {_show(v)}", key)
         if positive and v < MIN_POSITIVE:
@@ -95,7 +95,7 @@ def number(lo=None, hi=None, positive=False):
     if positive and hi is not None:
         check.doc = f"number in (0, {hi:g}]"
     elif positive:
-        check.doc = "number > 0"
+        check.doc = "number > 0" if most == MAX_MAGNITUDE else f"number in (0, {most:g}]"
     else:
         check.doc = "number" + _bounds(lo, hi)
     return check
@@ -297,7 +297,7 @@ PEGS = {
 BLACK_HOLE = {
     "x": (number(), REQUIRED, "px, the centre (it may lie outside the box)"),
     "y": (number(), REQUIRED, "px, the centre (it may lie outside the box)"),
-    "strength": (number(positive=True), REQUIRED,
+    "strength": (number(positive=True, most=MAX_STRENGTH), REQUIRED,
                  "GM, px³/s²: a ball at d px feels GM / d² (a circular orbit there: speed sqrt(GM / d))"),
     "softening": (number(0.0, 100000.0), 10.0, "px: the pull is GM d / (d² + softening²)^1.5, finite at the centre "
                   "(inside a ball, whose radius then stands in for d: a spring)"),

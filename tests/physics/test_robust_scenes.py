@@ -691,6 +691,10 @@ def test_masses_the_engine_cannot_divide_by_are_refused(kw):
     (lambda s: s.add_ball(100.0, 100.0, color=(255, 0, 0)), r"outside 0\.\.1"),
     (lambda s: s.add_ball(100.0, 100.0, color=("1", "0", "0")), "3 or 4 numbers"),  # text, as elsewhere
     (lambda s: s.add_ball(100.0, 100.0, color=(True, False, False)), "3 or 4 numbers"),
+    # found by a new-user trial: a radius of 1e-12 (a scene file's least is 1e-9), and a hole
+    # of GM 1e300 (balls thrown at 1e150 px/s, their energy climbing to overflow)
+    (lambda s: s.add_ball(100.0, 100.0, radius=1e-12), r"radius must lie in 1e-09\.\.1e\+09"),
+    (lambda s: s.add_black_hole(200.0, 200.0, 1e300), r"strength must be at most 1e\+20"),
 ], ids=["speed-1e300", "position-2e9", "colour-5", "position-text", "pinned-text", "velocity-text", "gravity-1e300",
         "step-text", "step-true", "restitution-true", "mass-text", "width-true", "friction-with-gravity",
         "clusters-text", "speed-true", "wall-text", "wall-true", "wall-1e12", "height-1e10", "resize-1e12",
@@ -700,7 +704,7 @@ def test_masses_the_engine_cannot_divide_by_are_refused(kw):
         "set-positions-one-pair", "set-velocities-5-for-0", "set-positions-text", "set-positions-strings",
         "set-velocities-bools", "positions-ragged", "mass-1e300", "mass-1e-300", "time-nan", "time-text",
         "density-0", "density-text-with-mass", "density-nan-with-mass",
-        "colour-2-0-0", "colour-255", "colour-text", "colour-bools"])
+        "colour-2-0-0", "colour-255", "colour-text", "colour-bools", "radius-1e-12", "hole-1e300"])
 def test_what_a_scene_file_may_not_hold_the_api_refuses_too(call, word):
     # a scene file's numbers are at most 1e9 in size, its colours colours and
     # its switches true or false; the same values handed to the API were

@@ -299,6 +299,17 @@ def test_dict_errors_name_the_scene():
     assert str(err.value) == "<scene>: [[spawn]] 1: radius must be a positive number, not 0.0"
 
 
+def test_a_black_hole_s_strength_may_pass_1e9_as_the_api_s_may_up_to_1e20():
+    # GM is large by nature: the saver's hole on a 4K screen pulls with 2e9, which a
+    # scene file refused (every number at most 1e9); past 1e20 both refuse it
+    hole = {"x": 100.0, "y": 100.0, "strength": 2e9}
+    sim = build_simulation({"spawn": [{"count": 2}], "black_holes": [hole]})
+    assert sim.black_holes[0].strength == 2e9
+    with pytest.raises(abound.SceneError) as err:
+        build_simulation({"spawn": [{"count": 2}], "black_holes": [dict(hole, strength=1e21)]})
+    assert str(err.value) == "<scene>: [[black_holes]] 1: strength must be at most 1e+20 in size, not 1e+21"
+
+
 def test_rolling_friction_with_gravity_on_is_refused_naming_the_file_and_the_key(tmp_path):
     # one check, the Simulation's, for a scene file and the API alike
     path = tmp_path / "tilted_table.toml"
