@@ -311,8 +311,11 @@ def stop_all(timeout=2.0):
             pass
     for warm in list(_warmups):  # (a short first run: "first run only" would be heard again, unexplained)
         if warm.stream is not None and warm.process in cut:
-            print(f"abound: the run ended before the fast engine was compiled; {CUT_SHORT}", file=warm.stream,
-                  flush=True)
+            try:
+                print(f"abound: the run ended before the fast engine was compiled; {CUT_SHORT}", file=warm.stream,
+                      flush=True)
+            except (ValueError, OSError):
+                pass  # (the stream is closed or gone, as a test's captured stderr is by then: no one to tell)
     t_end = time.monotonic() + timeout
     for warm in list(_warmups):
         warm._thread.join(max(0.0, t_end - time.monotonic()))

@@ -67,7 +67,11 @@ def _save_png(frame, path):
         Image.fromarray(frame, "RGBA").save(path, compress_level=1)
     except OSError as exc:
         _remove_partial(path)
-        raise OutputError(f"--out {path.parent}: cannot write {path.name}: {exc.strerror or exc}") from None
+        raise _FrameNotWritten(f"--out {path.parent}: cannot write {path.name}: {exc.strerror or exc}") from None
+
+
+class _FrameNotWritten(OutputError):
+    """A frame _save_png could not write: _write says what is kept of the others."""
 
 
 def _remove_partial(path):
@@ -256,6 +260,8 @@ def _write(frames, args, fps):
     except BaseException as exc:  # Ctrl-C or a failure: no video is left half written (one finished stays)
         for video in videos:
             video.abort()
+        if isinstance(exc, _FrameNotWritten):  # (a full disk: what is left of the frames is said too)
+            raise OutputError(f"{exc}; {_kept_frames(out, written)}") from None
         if not isinstance(exc, KeyboardInterrupt):
             raise
         print(_interrupted(args, out, written), file=sys.stderr)
@@ -263,12 +269,25 @@ def _write(frames, args, fps):
     return 0
 
 
+def _kept_frames(out, handed):
+    """What a capture cut short keeps of the first handed frames in out, said
+    ("12 PNGs kept in DIR (frame_00000.png to frame_00011.png)"): the frames
+    from the first on that were written whole. The frames are written several
+    at a time, so one after a failed one may have been written: it is removed,
+    and the folder holds frames 0 to k - 1 whatever the order the writes ended in."""
+    kept = 0
+    while kept < handed and (out / FRAME_NAME.format(kept)).is_file():
+        kept += 1
+    for k in range(kept + 1, handed):
+        _remove_partial(out / FRAME_NAME.format(k))
+    return f"{plural(kept, 'PNG')} kept in {out}" + (
+        f" ({FRAME_NAME.format(0)} to {FRAME_NAME.format(kept - 1)})" if kept else "")
+
+
 def _interrupted(args, out, handed):
     """The line a capture cut short by Ctrl-C ends with: what it kept and what it did not
     (a folder of frames refused by the next run, without it, left the user guessing why)."""
-    kept = sum(1 for k in range(handed) if (out / FRAME_NAME.format(k)).is_file()) if out is not None else 0
-    said = [f"{plural(kept, 'PNG')} kept in {out}" + (f" ({FRAME_NAME.format(0)} to {FRAME_NAME.format(kept - 1)})"
-                                                      if kept else "")] if out is not None else []
+    said = [_kept_frames(out, handed)] if out is not None else []
     gone = [path for path in (args.gif, args.mp4, getattr(args, "wav", None)) if path]
     said += [f"{' and '.join(str(path) for path in gone)} not written"] if gone else []
     return f"abound: interrupted at frame {handed} of {args.frames}: {'; '.join(said)}"

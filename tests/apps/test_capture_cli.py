@@ -119,3 +119,69 @@ def test_a_heap_stopped_on_a_ramp_is_said_in_one_line(tmp_path, capsys, clusters
         assert said == []
     else:
         assert len(said) == 1 and "contact_clusters = true" in said[0], said
+
+
+def _errors(capsys):
+    """The error lines the run printed: exactly one, and no traceback (a line on the fast
+    engine's compile, where one is under way, may come before it)."""
+    said = capsys.readouterr().err
+    assert "Traceback" not in said
+    err = [line for line in said.splitlines() if line.startswith("abound: error")]
+    assert len(err) == 1, said
+    return err
+
+
+def _fail_frames(monkeypatch, failing):
+    """PIL's PNG save failing with ENOSPC (a full disk) for the frames numbered in failing."""
+    import errno
+    saved = Image.Image.save
+
+    def save(self, fp, *args, **kwargs):
+        if any(str(fp).endswith(f"frame_{k:05d}.png") for k in failing):
+            with open(fp, "wb") as f:  # (a partial file, as a full disk leaves one)
+                f.write(b"\x89PNG")
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return saved(self, fp, *args, **kwargs)
+    monkeypatch.setattr(Image.Image, "save", save)
+
+
+@pytest.mark.parametrize("failing, kept", [({0}, 0), ({3}, 3), ({2, 5}, 2)])
+def test_a_frame_a_full_disk_refuses_leaves_the_frames_before_it_and_says_so(scene, tmp_path, monkeypatch, capsys,
+                                                                               failing, kept):
+    # frames are written several at a time: a full disk had left a frame after the one
+    # it refused (frame_00001.png, with frame_00000.png refused), and said nothing of it
+    _fail_frames(monkeypatch, failing)
+    out = tmp_path / "frames"
+    capsys.readouterr()
+    assert main(["capture", str(scene), "--frames", "8", "--size", "160x120", "--out", str(out)]) == 2
+    err = _errors(capsys)
+    first = min(failing)
+    said = f"{kept} PNGs kept in {out} (frame_00000.png to frame_{kept - 1:05d}.png)" if kept else f"0 PNGs kept in {out}"
+    assert err[0] == (f"abound: error: --out {out}: cannot write frame_{first:05d}.png: No space left on device; "
+                      f"{said}"), err
+    assert sorted(p.name for p in out.iterdir()) == [f"frame_{k:05d}.png" for k in range(kept)]
+
+
+def test_capture_onto_a_really_full_disk(scene, tmp_path, capsys):
+    # the real thing: a 64 KiB tmpfs (mount needs root; skipped, saying so, without it)
+    import subprocess
+    disk = tmp_path / "small"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        out = disk / "frames"
+        capsys.readouterr()
+        assert main(["capture", str(scene), "--frames", "30", "--size", "320x240", "--out", str(out)]) == 2
+        err = _errors(capsys)
+        assert "No space left on device; " in err[0], err
+        names = sorted(p.name for p in out.iterdir())
+        n = len(names)
+        assert names == [f"frame_{k:05d}.png" for k in range(n)]  # frames 0 to n - 1, nothing after
+        assert err[0].endswith(f"{n} PNG{'' if n == 1 else 's'} kept in {out}"
+                               + (f" (frame_00000.png to frame_{n - 1:05d}.png)" if n else "")), err
+        for name in names:  # each kept frame whole
+            Image.open(out / name).load()
+    finally:
+        subprocess.run(["umount", str(disk)], check=True)
