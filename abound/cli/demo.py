@@ -26,8 +26,8 @@ its handlers directly. ``--record FILE`` writes those actions to a replay log
 instead of the user.
 
 Controls: Space pause, Right arrow single step (while paused), R reset,
-Left/Right tilt gravity by 15 degrees, Up/Down make it stronger/weaker, G flip
-it, B cycle backend, T switch the ball time-of-impact method, + / - add /
+Left/Right tilt the box 15 degrees (balls slide left/right), Up/Down make
+gravity stronger/weaker, G flip it, B cycle backend, T switch the ball time-of-impact method, + / - add /
 remove a ball, left-drag fling a new ball, right-click pin / unpin the ball
 under the cursor, middle-click a black hole, H heads-up display, M sound, F fullscreen, S save a PNG
 screenshot, Esc or Q quit.
@@ -54,7 +54,7 @@ HEX_PACKING = 0.9069   # pi / (2 sqrt 3): the most of a plane equal discs can co
 KEYS = [
     ("Space", "pause / resume"),
     ("Right arrow", "one step (while paused)"),
-    ("Left / Right arrow", "tilt gravity by 15 degrees (while running)"),
+    ("Left / Right arrow", "tilt the box 15 degrees: balls slide left / right (Right, paused: a step)"),
     ("Up / Down arrow", "gravity 1.25 times stronger / weaker"),
     ("G", "flip gravity"),
     ("R", "reset to the starting state"),
@@ -620,7 +620,10 @@ class DemoApp:
             control.single_step()
             self.stats["physics_ms"] = (time.perf_counter() - t0) * 1000.0
         elif symbol in (k.LEFT, k.RIGHT):
-            control.tilt(TILT_DEGREES * (1 if symbol == k.LEFT else -1))
+            # the box tilts as a tray held in the hands would: Left lowers its left side, so
+            # gravity turns clockwise and balls lying on the floor slide left (it had turned
+            # the other way, and a new user's balls ran right on Left)
+            control.tilt(TILT_DEGREES * (-1 if symbol == k.LEFT else 1))
         elif symbol == k.UP:
             control.scale_gravity(GRAVITY_FACTOR)
         elif symbol == k.DOWN:

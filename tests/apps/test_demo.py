@@ -1,4 +1,5 @@
 """The demo window, headless: its key and mouse handlers driven directly, and its frames."""
+import math
 import numpy as np
 import pytest
 from PIL import Image
@@ -94,6 +95,20 @@ def test_balls_added_to_a_window_shrunk_smaller_than_they_are_fit_inside_it(app)
     assert len(app.sim) == n + 2
     p, r = app.sim.positions[n:], app.sim.radii[n:]
     assert np.all(r == 4.5) and np.all(p - r[:, None] >= 0) and np.all(p + r[:, None] <= [12.0, 9.0])
+
+
+def test_left_and_right_tilt_the_box_as_a_tray_in_the_hands(app):
+    # Left lowers the box's left side: gravity, straight down, turns clockwise by 15
+    # degrees and gets a leftward part, so balls on the floor slide left (it had turned
+    # the other way: a new user's balls ran right on Left); Right undoes it, and again
+    k = keys()
+    app.sim.gravity = (0.0, -980.0)
+    app.on_key_press(k.LEFT, 0)
+    a = math.radians(15.0)
+    np.testing.assert_allclose(app.sim.gravity, [-980.0 * math.sin(a), -980.0 * math.cos(a)], atol=1e-9)
+    app.on_key_press(k.RIGHT, 0)
+    app.on_key_press(k.RIGHT, 0)
+    np.testing.assert_allclose(app.sim.gravity, [980.0 * math.sin(a), -980.0 * math.cos(a)], atol=1e-9)
 
 
 def test_keys_change_the_simulation(app):
