@@ -89,6 +89,7 @@ def settle_overlaps(B, W, params):
 # fixed things, and projects again (each time, balls it pushed back on may
 # need it again: a ball moved clear of a peg, then pushed by its neighbours)
 ESCAPES = 3
+RING_STEP = 1.189207115002721  # 2^(1/4): _escape's rings, four to a doubling of the distance
 
 
 @allocating
@@ -182,7 +183,7 @@ def _escape(B, W, G, i, x0, y0, width, height, gx, gy, cand):
     its radius, to the nearest place found clear of them all from (x0, y0)
     (where it was put: the projection may have left it anywhere along its
     round of pushes), on rings
-    (distances r / 8 x 2^(k / 4), 32 directions, from the nearest to
+    (distances r / 8 x RING_STEP^k, 32 directions, from the nearest to
     the sum of the pushes off what it overlaps, or up against gravity where
     they cancel); on the first ring with a clear place, each clear
     direction is followed in to where it stops being clear (bisection),
@@ -203,11 +204,9 @@ def _escape(B, W, G, i, x0, y0, width, height, gx, gy, cand):
         aim = math.atan2(-gy, -gx)
     else:
         aim = 0.5 * math.pi
-    far = 2.0 * math.hypot(width, height)
-    near = 0.0
-    k = 0
+    far = 2.0 * math.sqrt(width * width + height * height)
+    near, d = 0.0, r * 0.125
     while True:
-        d = r * 0.125 * 2.0 ** (0.25 * k)
         if d > far:
             return False
         best, bx, by = math.inf, x0, y0
@@ -229,8 +228,7 @@ def _escape(B, W, G, i, x0, y0, width, height, gx, gy, cand):
         if best < math.inf:
             pos[i, 0], pos[i, 1] = bx, by
             return True
-        near = d
-        k += 1
+        near, d = d, d * RING_STEP
 
 
 @kernel
