@@ -56,7 +56,7 @@ def _probes(doc):
     if m := re.fullmatch(r"in (-?[\d.]+)\.\.(-?[\d.]+)", bound):
         lo, hi = float(m[1]), float(m[2])
         ok, bad = [lo, hi, (lo + hi) / 2], [lo - 0.5, hi + 0.5]
-    elif m := re.fullmatch(r"in \(0, ([\d.]+)\]", bound):
+    elif m := re.fullmatch(r"in \(0, ([\d.]+(?:e\+\d+)?)\]", bound):  # (1e+20: a strength's)
         hi = float(m[1])
         ok, bad = [hi, hi / 2], [0.0, -1.0, hi * 1.5]
     elif bound == "> 0":
