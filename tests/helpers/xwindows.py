@@ -9,6 +9,7 @@ window's pixels, where the scene's box fitted into the window puts them.
 import ctypes
 import ctypes.util
 import os
+import select
 import shutil
 import subprocess
 import time
@@ -33,19 +34,35 @@ class Xvfb:
     """A private X server ``:N`` with one screen of ``size`` (``args``: more of Xvfb's); ``stop()`` ends it."""
 
     def __init__(self, size=(1280, 800), args=()):
-        for num in range(150, 200):
-            if os.path.exists(f"/tmp/.X{num}-lock") or os.path.exists(f"/tmp/.X11-unix/X{num}"):
-                continue
-            proc = subprocess.Popen(["Xvfb", f":{num}", "-screen", "0", f"{size[0]}x{size[1]}x24",
-                                     "-nolisten", "tcp", *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            for _ in range(100):
-                if os.path.exists(f"/tmp/.X11-unix/X{num}") or proc.poll() is not None:
+        # Xvfb picks a free display itself and writes its number to -displayfd once it
+        # takes connections. Picking one here (the first :N without a lock file) raced
+        # with the other test worker: both started :N, the second server saw the first's
+        # socket and exited, and its test used the first's server until that one stopped
+        # ("Cannot connect to None" from a saver in the middle of its run)
+        read, write = os.pipe()
+        proc = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", f"{size[0]}x{size[1]}x24",
+                                 "-nolisten", "tcp", *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                pass_fds=(write,))
+        os.close(write)
+        said = b""
+        deadline = time.monotonic() + 30.0
+        try:
+            while not said.endswith(b"\n") and time.monotonic() < deadline:
+                if not select.select([read], [], [], 0.1)[0]:
+                    if proc.poll() is not None:
+                        break
+                    continue
+                chunk = os.read(read, 16)
+                if not chunk:
                     break
-                time.sleep(0.05)
+                said += chunk
+        finally:
+            os.close(read)
+        if not said.strip().isdigit() or proc.poll() is not None:
             if proc.poll() is None:
-                self.proc, self.display = proc, f":{num}"
-                return
-        raise RuntimeError("cannot start Xvfb")
+                proc.kill()
+            raise RuntimeError(f"cannot start Xvfb (it said {said!r})")
+        self.proc, self.display = proc, f":{int(said)}"
 
     def stop(self):
         self.proc.terminate()
