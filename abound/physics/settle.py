@@ -89,6 +89,10 @@ def settle_overlaps(B, W, params):
 # fixed things, and projects again (each time, balls it pushed back on may
 # need it again: a ball moved clear of a peg, then pushed by its neighbours)
 ESCAPES = 3
+# the least share of a push apart a ball takes, whatever the masses (_push_apart):
+# 3 to 1 and beyond move alike; an overlap against walls then shrinks to
+# (1 - 1/4)^200, 1e-25 of itself, within the passes
+LEAST_SHARE = 0.25
 RING_STEP = 1.189207115002721  # 2^(1/4): _escape's rings, four to a doubling of the distance
 
 
@@ -127,6 +131,13 @@ def _push_apart(B, W, width, height, cand, watch, reach):
                 push = over * (1.0 + 1e-9) + 1e-12 * R
                 si = push * wi / (wi + wj)
                 sj = push * wj / (wi + wj)
+                if wi > 0.0 and wj > 0.0 and min(si, sj) < LEAST_SHARE * push:
+                    # heavier moving less, but at least LEAST_SHARE of the push: a light
+                    # ball wedged on walls under a heavy one 1,000 times its mass moved the
+                    # heavy one by 1/1001 of their overlap a pass and was pushed straight
+                    # back, and 200 passes left it overlapping (a fuzzer's find)
+                    least = LEAST_SHARE * push
+                    si, sj = (least, push - least) if si < sj else (push - least, least)
                 pos[i, 0] -= si * dx / d
                 pos[i, 1] -= si * dy / d
                 pos[j, 0] += sj * dx / d

@@ -255,6 +255,28 @@ def test_a_ball_put_between_two_pegs_narrower_apart_than_it_comes_out(backend):
     assert np.all(sim.velocities[2] == 0.0)  # (pushed apart: no velocity given)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("heavy", [1.0, 1000.0])
+def test_a_ball_wedged_in_a_v_under_a_much_heavier_one_is_apart_after_one_step(backend, heavy):
+    # a fuzzer's find: pushed off the arms into a ball 1,000 times its mass, which the
+    # push apart moved by 1/1001 of their overlap a pass, the light ball came straight
+    # back onto the arms; 200 passes left 6.5 r of overlap, halved at each step after
+    sim = _sim(backend, gravity=(0.0, 0.0))
+    sim.add_wall(200.0, 100.0, 100.0, 300.0)
+    sim.add_wall(200.0, 100.0, 300.0, 300.0)
+    r = 50.0
+    sim.add_ball(200.0, 190.0, radius=r, mass=1.0)  # 10 px into each arm
+    sim.add_ball(200.0, 245.0, radius=1.0, mass=heavy)  # clear of it, just above
+    checker = StepChecker(sim)
+    checker.step(DT)
+    assert len(sim.overlapping()) == 0 and sim.max_overlap() <= 1e-6
+    # the light ball in the V's vertex, touching both arms: r / sin(a) above it (tan a = 1/2)
+    sin_a = 100.0 / math.hypot(100.0, 200.0)
+    assert sim.positions[0] == pytest.approx([200.0, 100.0 + r / sin_a], abs=1e-6 * r)
+    for _ in range(30):
+        checker.step(DT)
+
+
 def test_a_ball_added_among_the_galton_boards_pegs_is_clear_of_them_after_one_step():
     # the trial's case: r = 12 at (277, 332), between pegs at x = 265 and 290
     sim = Simulation.from_config("galton", backend="fast")
