@@ -51,7 +51,8 @@ def clamp_ball_into_box(B, i, width, height, depth):
 def settle_overlaps(B, W, params):
     """Push overlapping balls apart (positions only, no velocity): after the
     user adds balls on top of others, edits the state, or shrinks the box.
-    Iterated projection, heavier balls moving less, pinned not at all;
+    Iterated projection, heavier balls moving less (but at least a quarter
+    of a push: LEAST_SHARE), pinned not at all;
     coincident centres separate along a direction set by their indices; balls
     across an interior segment move off it. A ball the projection cannot
     take off the fixed things it overlaps (wider than a slot between two
