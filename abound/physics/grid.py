@@ -324,9 +324,8 @@ def lasting_near(G, B, i, touch):
     find none, about a twentieth of the rain's frame."""
     if G[7][i]:
         return True  # (a big ball's query offers every ball)
-    x0, y0, x1, y1 = swept_box(B, i, 0.0)
-    pad = touch * (B[4][i] + 0.5 * MAX_CELLS_PER_BALL * G[4][0])
-    return _marked_near(G, _cell_span(G, x0 - pad, y0 - pad, x1 + pad, y1 + pad), LASTING)
+    x0, y0, x1, y1 = _query_box(G, B, i, 0.0, touch)
+    return _marked_near(G, _cell_span(G, x0, y0, x1, y1), LASTING)
 
 
 @inlined
@@ -357,10 +356,17 @@ def grid_candidates(G, B, i, T, out, touch=SLEEP_TOUCH):
     two balls met would depend on where the cells' edges fall (and a grid
     over another part of the box, a split step's, could decide otherwise).
     A ball entered in cells has a radius of at most MAX_CELLS_PER_BALL / 2 cells."""
+    x0, y0, x1, y1 = _query_box(G, B, i, T, touch)
+    return grid_cell_balls(G, i, _cell_span(G, x0, y0, x1, y1), out, (x0, y0, x1, y1), False)
+
+
+@inlined
+def _query_box(G, B, i, T, touch):
+    """The box grid_candidates reads the cells of: ball i's sweep over T s,
+    widened by the touch margin (see there)."""
     x0, y0, x1, y1 = swept_box(B, i, T)
     pad = touch * (B[4][i] + 0.5 * MAX_CELLS_PER_BALL * G[4][0])
-    x0, y0, x1, y1 = x0 - pad, y0 - pad, x1 + pad, y1 + pad
-    return grid_cell_balls(G, i, _cell_span(G, x0, y0, x1, y1), out, (x0, y0, x1, y1), False)
+    return x0 - pad, y0 - pad, x1 + pad, y1 + pad
 
 
 @kernel

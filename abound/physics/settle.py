@@ -77,10 +77,10 @@ def settle_overlaps(B, W, params):
         if _push_apart(B, W, width, height, cand, watch, reach) <= 1e-9 or attempt == ESCAPES:
             break  # (apart: nothing to escape from)
         G = grid_new(B, width, height, 0.0, watch, reach)
+        if attempt > 0:
+            placed[:, :] = B[0]  # (from where the last escape and projection left them)
         moved = False
         for i in range(n):
-            if attempt > 0:
-                placed[i, 0], placed[i, 1] = B[0][i, 0], B[0][i, 1]
             moved |= _escape(B, W, G, i, placed[i, 0], placed[i, 1], width, height, params[P_GX], params[P_GY], cand)
         if not moved:
             break

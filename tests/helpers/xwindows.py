@@ -35,10 +35,11 @@ class Xvfb:
 
     def __init__(self, size=(1280, 800), args=()):
         # Xvfb picks a free display itself and writes its number to -displayfd once it
-        # takes connections. Picking one here (the first :N without a lock file) raced
-        # with the other test worker: both started :N, the second server saw the first's
-        # socket and exited, and its test used the first's server until that one stopped
-        # ("Cannot connect to None" from a saver in the middle of its run)
+        # takes connections. Picking one here (the first :N without a lock file) could
+        # race with the other test worker or any X server starting: both start :N, the
+        # second exits on seeing the first's socket after the wait saw it, and its test
+        # runs on the other's server until that one stops (a saver test's "Cannot
+        # connect to None" mid-run, once, in a full run beside another Xvfb)
         read, write = os.pipe()
         proc = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", f"{size[0]}x{size[1]}x24",
                                  "-nolisten", "tcp", *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
