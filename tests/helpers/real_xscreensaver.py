@@ -189,7 +189,7 @@ def main():
         env = {"HOME": user.pw_dir, "USER": USER, "DISPLAY": display, "PATH": "/usr/bin:/bin",
                "LANG": "C.UTF-8"}
         step(f"Xvfb {display} and xscreensaver as {USER}")
-        xvfb = as_user(["Xvfb", display, "-screen", "0", "1280x720x24", "-nolisten", "tcp"], env,
+        xvfb = as_user(["Xvfb", display, "-screen", "0", "1280x720x24", "-nolisten", "tcp", "-noreset"], env,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_for_server(display)
         # the programs: entry as abound prints it (abound saver --xscreensaver-setup), with the scene added
