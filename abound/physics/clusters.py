@@ -647,8 +647,9 @@ def take_ahead(B, Q, i, t, dt, params):
 
 @kernel
 def let_go(B, Q, i, t, dt, params):
-    """Cluster ball i leaves its cluster at t with what it has then: its
-    velocity at t (take_ahead) and the push it held back (_give_back)."""
+    """Cluster ball i meets an event, or leaves its cluster, at t with what it
+    has then: its velocity at t (take_ahead) and the push it held back
+    (_give_back), which energy() counts as its own."""
     take_ahead(B, Q, i, t, dt, params)
     _give_back(B, i)
 

@@ -270,11 +270,16 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
             held_a = mode[a] == CLUSTER
             held_b = kind == EV_BALL and mode[b] == CLUSTER
             # the event meets a cluster ball (only free ones meet one:
-            # clusters.py) with the velocity it has now
+            # clusters.py) with the velocity it has now and the push it held
+            # back at an earlier strike this tick (let_go): its velocity as
+            # energy() counts it. Met without that push, the push given back
+            # after changed the counted energy by m (u - w).k (u and w its
+            # velocities after and before, k the push), which no event made:
+            # 12 of 600 fuzzed heaps rose above the hover band, by up to 244 times
             if held_a:
-                take_ahead(B, Q, a, t, dt, params)
+                let_go(B, Q, a, t, dt, params)
             if held_b:
-                take_ahead(B, Q, b, t, dt, params)
+                let_go(B, Q, b, t, dt, params)
             rapid_a = t - tlast[a] < TC_TIME
             rapid_b = kind == EV_BALL and t - tlast[b] < TC_TIME
             if kind == EV_WALL:

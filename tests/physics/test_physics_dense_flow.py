@@ -233,8 +233,12 @@ def test_no_ball_falls_asleep_overlapping_another_or_a_wall():
                   {"count": 200, "radius": 8.0, "region": [640, 450, 1080, 695], "restitution": 0.5}],
         "walls": [dict(zip(("x0", "y0", "x1", "y1"), w)) for w in segments],
     }, backend="fast")
-    slept = 0
-    for k in range(300):
+    # until both heaps sleep (the check then sees them), at most 10 s: the right V
+    # overfills, and its heap spills over the rims and flattens for 4 to 8 s,
+    # as the spill goes (the step's chaos: any change to an event moves it)
+    slept, k = 0, 0
+    while slept <= 300 and k < 600:
+        k += 1
         sim.step(1 / 60)
         asleep = sim.modes == ASLEEP
         p, r = sim.positions[asleep], sim.radii[asleep]
@@ -242,11 +246,11 @@ def test_no_ball_falls_asleep_overlapping_another_or_a_wall():
         d = np.hypot(*(p[:, None, :] - p[None, :, :]).transpose(2, 0, 1))
         np.fill_diagonal(d, np.inf)
         depth = (r[:, None] + r[None, :] - d) / np.minimum(r[:, None], r[None, :])
-        assert depth.max(initial=0.0) <= TOUCH_REL, f"after step {k + 1}: two sleepers {depth.max():.2g} r deep"
+        assert depth.max(initial=0.0) <= TOUCH_REL, f"after step {k}: two sleepers {depth.max():.2g} r deep"
         walls = [p[:, 0] - r, sim.width - p[:, 0] - r, p[:, 1] - r, sim.height - p[:, 1] - r]
         walls += [segment_distance(p, np.array(w[:2], float), np.array(w[2:], float)) - r for w in segments]
         deepest = max((-(g / r)).max(initial=0.0) for g in walls)
-        assert deepest <= TOUCH_REL, f"after step {k + 1}: a sleeper {deepest:.2g} r deep in a wall"
+        assert deepest <= TOUCH_REL, f"after step {k}: a sleeper {deepest:.2g} r deep in a wall"
     assert slept > 300  # (the heaps did fall asleep: the check saw them)
 
 
