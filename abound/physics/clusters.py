@@ -263,6 +263,44 @@ def _join(B, Q, i, t, h, gx, gy, by):
 
 
 @kernel
+def _solve_lone(vel, Q, nc, slack):
+    """Each listed ball of the tick that touches only fixed things (no contact
+    with another listed ball) takes its exact nearest velocity (project_one,
+    as rejoin's), its contacts' impulses 0 (no warm start); the Gauss-Seidel
+    that follows finds their bounds met and leaves them. A ball no velocity
+    frees (wedged) is left to it, as before. (Gauss-Seidel ran out of budget
+    on a ball pressed level between two sleepers on the floor - bounds from
+    opposite sides a hair apart - so the solve set it loose at every tick, it
+    met the floor at once, rejoined with the same push held back, and did so
+    for ever: 32 collapses a step, every tick at the shortest.) A fixed
+    contact is listed while its own ball is, so a ball's fixed contacts are
+    one run of the list. Uses Q[6] (the islands' parents, set afresh after
+    the solve) as scratch."""
+    rank, counts, mark = Q[1], Q[5], Q[6]
+    ci, cj, cn, v_min, w_j, lam = Q[3]
+    for q in range(counts[1]):
+        mark[q] = 0
+    for c in range(nc):
+        if w_j[c] > 0.0:
+            mark[rank[ci[c]]] = 1
+            mark[rank[cj[c]]] = 1
+    c = 0
+    while c < nc:
+        i = ci[c]
+        e = c + 1
+        while e < nc and ci[e] == i:
+            e += 1
+        if mark[rank[i]] == 0:
+            vx, vy, met = project_one(vel[i, 0], vel[i, 1], cn, v_min, c, e, slack)
+            if met:
+                vel[i, 0] = vx
+                vel[i, 1] = vy
+                for d in range(c, e):
+                    lam[d] = 0.0
+        c = e
+
+
+@kernel
 def _give_back(B, i):
     """Give cluster ball i the velocity rejoin held back since the last tick
     (sup_n, px/s): the tick's solve then shares it with its neighbours, as
@@ -570,6 +608,7 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
         Q[15][q, 0] = vel[order[q], 0]
         Q[15][q, 1] = vel[order[q], 1]
     tol = solver_tol(rmin, h, gx, gy)
+    _solve_lone(vel, Q, nc, ROUND_OFF * rmin / h)
     updates = solve_impulses(vel, inv_mass, C, nc, tol, Q[13])
     stuck = updates < 0
     counts[4] += solve_budget(nc) if stuck else updates  # (ticks.next_level)
@@ -974,7 +1013,7 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, in_cluster):
     if met:
         # one ball against fixed bounds: the exact nearest velocity
         # (contact_solver.project_one), not an iterative solve
-        vel[i, 0], vel[i, 1], met = project_one(vx, vy, cn, v_min, k, slack)
+        vel[i, 0], vel[i, 1], met = project_one(vx, vy, cn, v_min, 0, k, slack)
         for c in range(k):
             met = met and v_min[c] - normal_speed(vel, Q[3], c) <= UNMET * rmin / h
         speed2 = vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1]
@@ -1003,7 +1042,7 @@ def rejoin(B, W, G, Q, i, t, dt, params, cand, in_cluster):
     # neighbour its own velocity closes on, the press without it overstates
     # the push by up to the kick)
     hx, hy = vx - vel[i, 0], vy - vel[i, 1]
-    qx, qy, own = project_one(ux, uy, cn, v_min, k, slack)
+    qx, qy, own = project_one(ux, uy, cn, v_min, 0, k, slack)
     if own and (ux - qx) * (ux - qx) + (uy - qy) * (uy - qy) < hx * hx + hy * hy:
         hx, hy = ux - qx, uy - qy
     B[11][i, 0] += hx

@@ -395,19 +395,20 @@ def _gauss_seidel(vel, inv_mass, C, nc, tol, S, budget):
 
 
 @kernel
-def _meets(vx, vy, cn, v_min, k, slack):
-    """Whether velocity (vx, vy) px/s meets every bound cn[c].v >= v_min[c] - slack."""
-    for c in range(k):
+def _meets(vx, vy, cn, v_min, first, end, slack):
+    """Whether velocity (vx, vy) px/s meets every bound cn[c].v >= v_min[c] - slack,
+    c from first to end - 1."""
+    for c in range(first, end):
         if cn[c, 0] * vx + cn[c, 1] * vy < v_min[c] - slack:
             return False
     return True
 
 
 @kernel
-def project_one(vx, vy, cn, v_min, k, slack):
-    """The velocity nearest (vx, vy) px/s that meets k bounds n_c.v >= v_min[c]
-    on one ball against things that do not give way (cn (>=k, 2) unit
-    normals into the ball, v_min (>=k,) px/s), exactly: returns
+def project_one(vx, vy, cn, v_min, first, end, slack):
+    """The velocity nearest (vx, vy) px/s that meets the bounds n_c.v >= v_min[c],
+    c from first to end - 1, on one ball against things that do not give way
+    (cn (>=end, 2) unit normals into the ball, v_min (>=end,) px/s), exactly: returns
     (vx', vy', True), or (vx, vy, False) where no velocity meets them all
     (the ball is wedged). slack px/s: what a bound may miss by in round-off
     (the candidates are computed; (vx, vy) stands where none of them meets
@@ -424,20 +425,20 @@ def project_one(vx, vy, cn, v_min, k, slack):
     # (the start itself only where it meets every bound exactly: one that
     # closes within the slack is no round-off of a projection, and it lets
     # the ball sink by slack x h, which it keeps when an event sets it free)
-    if _meets(vx, vy, cn, v_min, k, 0.0):
+    if _meets(vx, vy, cn, v_min, first, end, 0.0):
         return vx, vy, True
     best, bx, by, found = 0.0, vx, vy, False
-    for a in range(k):  # on one bound's line
+    for a in range(first, end):  # on one bound's line
         ax, ay = cn[a, 0], cn[a, 1]
         s = v_min[a] - (ax * vx + ay * vy)
         if s <= 0.0:
             continue  # (met already: its line is not the nearest point)
         px, py = vx + s * ax, vy + s * ay
         d2 = s * s
-        if (not found or d2 < best) and _meets(px, py, cn, v_min, k, slack):
+        if (not found or d2 < best) and _meets(px, py, cn, v_min, first, end, slack):
             best, bx, by, found = d2, px, py, True
-    for a in range(k):  # at the corner of two lines
-        for b in range(a + 1, k):
+    for a in range(first, end):  # at the corner of two lines
+        for b in range(a + 1, end):
             ax, ay, bxn, byn = cn[a, 0], cn[a, 1], cn[b, 0], cn[b, 1]
             det = ax * byn - ay * bxn
             if abs(det) < 1e-12:
@@ -446,10 +447,10 @@ def project_one(vx, vy, cn, v_min, k, slack):
             py = (ax * v_min[b] - v_min[a] * bxn) / det
             dx, dy = px - vx, py - vy
             d2 = dx * dx + dy * dy
-            if (not found or d2 < best) and _meets(px, py, cn, v_min, k, slack):
+            if (not found or d2 < best) and _meets(px, py, cn, v_min, first, end, slack):
                 best, bx, by, found = d2, px, py, True
     if not found:
-        return vx, vy, _meets(vx, vy, cn, v_min, k, slack)
+        return vx, vy, _meets(vx, vy, cn, v_min, first, end, slack)
     return bx, by, True
 
 
@@ -476,4 +477,4 @@ def wedged(C, S, i, slack):
             k += 1
     if k < 2:
         return False  # (one bound alone is always met)
-    return not project_one(0.0, 0.0, normals, bounds, k, slack)[2]
+    return not project_one(0.0, 0.0, normals, bounds, 0, k, slack)[2]

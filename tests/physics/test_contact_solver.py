@@ -25,7 +25,7 @@ def test_a_ball_pressed_into_a_wedge_stops_in_its_corner():
     # the only velocity meeting both (n.v >= 0) nearest (0, -100) is rest
     a = math.radians(30.0)
     cn, v_min = _bounds([(math.cos(a), math.sin(a)), (-math.cos(a), math.sin(a))], [0.0, 0.0])
-    vx, vy, ok = project_one(0.0, -100.0, cn, v_min, 2, 1e-12)
+    vx, vy, ok = project_one(0.0, -100.0, cn, v_min, 0, 2, 1e-12)
     assert ok and abs(vx) < 1e-12 and abs(vy) < 1e-12
 
 
@@ -35,7 +35,7 @@ def test_a_ball_on_one_slope_keeps_its_tangential_speed():
     n = (-math.sin(t), math.cos(t))
     cn, v_min = _bounds([n], [0.0])
     v = np.array([30.0, -50.0])
-    vx, vy, ok = project_one(v[0], v[1], cn, v_min, 1, 1e-12)
+    vx, vy, ok = project_one(v[0], v[1], cn, v_min, 0, 1, 1e-12)
     expect = v - min(0.0, v @ n) * np.array(n)
     assert ok and np.allclose([vx, vy], expect, atol=1e-12, rtol=0)
 
@@ -43,7 +43,7 @@ def test_a_ball_on_one_slope_keeps_its_tangential_speed():
 def test_bounds_no_velocity_meets_are_refused():
     # pushed out both ways along one line: n.v >= 1 and -n.v >= 1
     cn, v_min = _bounds([(1.0, 0.0), (-1.0, 0.0)], [1.0, 1.0])
-    vx, vy, ok = project_one(0.0, 0.0, cn, v_min, 2, 1e-9)
+    vx, vy, ok = project_one(0.0, 0.0, cn, v_min, 0, 2, 1e-9)
     assert not ok and (vx, vy) == (0.0, 0.0)
 
 
@@ -53,7 +53,7 @@ def test_a_start_that_closes_within_the_slack_is_still_projected():
     # leave on it, its tangential speed kept (it sank by slack x h, and an
     # event then set it free 3.5e-8 r deep in its neighbour)
     cn, v_min = _bounds([(1.0, 0.0)], [0.0])
-    vx, vy, ok = project_one(-1e-3, 5.0, cn, v_min, 1, 0.03)
+    vx, vy, ok = project_one(-1e-3, 5.0, cn, v_min, 0, 1, 0.03)
     assert ok and vx >= v_min[0] and vx == pytest.approx(0.0, abs=1e-15) and vy == 5.0
 
 
@@ -82,7 +82,7 @@ SEEDS = range(40)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_the_nearest_velocity_meets_the_optimality_conditions_and_is_what_gauss_seidel_finds(seed):
     cn, v_min, v0, k = _case(seed)
-    vx, vy, ok = project_one(v0[0], v0[1], cn, v_min, k, 1e-9)
+    vx, vy, ok = project_one(v0[0], v0[1], cn, v_min, 0, k, 1e-9)
     v = np.array([vx, vy])
     assert ok and np.all(cn @ v >= v_min - 1e-9)
     gs, converged = _gauss_seidel(cn, v_min, v0, k)
