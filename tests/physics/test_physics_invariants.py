@@ -16,6 +16,7 @@ import pytest
 
 import abound
 from closed_form import BACKENDS, TOI_METHODS
+from energy_fuzz import struck_crowd
 from invariants import hover_band
 
 IN_FLIGHT_OVERLAP = 1e-6  # x radius, after steps with collisions in flight
@@ -127,33 +128,6 @@ def test_the_energy_counts_the_velocity_a_cluster_ball_holds_back():
     _run_checked(sim, 160, IN_FLIGHT_OVERLAP)
 
 
-def _struck_crowd(seed):
-    """A fuzzer's scene (issue 23): 20-90 balls, radii 0.2-25 px, masses 1e-3 to 1e3,
-    a third of them thrown at up to 5e5 px/s, in a 500 x 250 box under gravity of
-    100 to 5000 px/s^2 in any direction, with contact clusters: heaps whose balls
-    free balls strike again and again within a tick. Returns (sim, dt)."""
-    rng = np.random.default_rng(seed)
-    W, H = 500.0, 250.0
-    angle, strength = rng.uniform(0, 2 * np.pi), np.exp(rng.uniform(np.log(100), np.log(5000)))
-    sim = abound.Simulation(W, H, gravity=(strength * np.cos(angle), strength * np.sin(angle)), backend="fast",
-                            rest_speed=float(rng.choice([5.0, 20.0, 50.0])), contact_clusters=True,
-                            wall_restitution=float(rng.choice([0.0, 1.0])),
-                            restitution_mix=str(rng.choice(["product", "min", "max"])))
-    n, tries = int(rng.integers(20, 90)), 0
-    while sim.n < n and tries < 5000:
-        tries += 1
-        r = np.exp(rng.uniform(np.log(0.2), np.log(25)))
-        x, y = rng.uniform(r, W - r), rng.uniform(r, H - r)
-        if sim.n and np.any(np.hypot(*(sim.positions - (x, y)).T) < sim.radii + r):
-            continue
-        speed = np.exp(rng.uniform(0, np.log(5e5 if rng.random() < 0.3 else 50)))
-        heading = rng.uniform(0, 6.3)
-        sim.add_ball(x, y, speed * np.cos(heading), speed * np.sin(heading), radius=r,
-                     mass=float(np.exp(rng.uniform(np.log(1e-3), np.log(1e3)))),
-                     restitution=float(rng.choice([1.0, 1.0, 0.8, 0.3])))
-    return sim, float(rng.choice([1 / 60, 1 / 240]))
-
-
 @pytest.mark.parametrize("seed", [64, 169, 182, 579])
 def test_a_cluster_ball_struck_again_before_its_tick_meets_the_strike_with_what_it_held_back(seed):
     # a struck cluster ball holds back what would drive it into its neighbours
@@ -165,7 +139,7 @@ def test_a_cluster_ball_struck_again_before_its_tick_meets_the_strike_with_what_
     # (12 of the 600 rose above it; 1, by 1.27 times, with this fix, and none
     # of the first 300 once a lone ball's tick is solved exactly). The strike
     # now meets all of it
-    sim, dt = _struck_crowd(seed)
+    sim, dt = struck_crowd(seed)  # (tests/helpers/energy_fuzz.py: the fuzzer's scene)
     _run_checked(sim, 120, CLUSTER_OVERLAP, hover_band, dt)
 
 
