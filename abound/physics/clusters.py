@@ -266,8 +266,9 @@ def _join(B, Q, i, t, h, gx, gy, by):
 def _solve_lone(vel, Q, nc, slack):
     """Each listed ball of the tick that touches only fixed things (no contact
     with another listed ball) takes its exact nearest velocity (project_one,
-    as rejoin's), its contacts' impulses 0 (no warm start); the Gauss-Seidel
-    that follows finds their bounds met and leaves them. A ball no velocity
+    as rejoin's), its contacts' impulses 0 (no warm start) and their bounds
+    lowered to what it meets where round-off left it a hair short (within
+    slack px/s); the Gauss-Seidel that follows finds them met and leaves them. A ball no velocity
     frees (wedged) is left to it, as before. (Gauss-Seidel ran out of budget
     on a ball pressed level between two sleepers on the floor - bounds from
     opposite sides a hair apart - so the solve set it loose at every tick, it
@@ -297,7 +298,22 @@ def _solve_lone(vel, Q, nc, slack):
                 vel[i, 1] = vy
                 for d in range(c, e):
                     lam[d] = 0.0
+                    # a corner of two bounds may miss one by round-off
+                    # (within slack): Gauss-Seidel would take that for
+                    # unmet and push the two bounds against each other
+                    # until its budget ran out. The bound is what was met
+                    v_min[d] = min(v_min[d], cn[d, 0] * vx + cn[d, 1] * vy)
         c = e
+
+
+@kernel
+def solve_tick(vel, inv_mass, Q, nc, tol, slack):
+    """The tick's impulses for its nc listed contacts (Q[3]): each ball that
+    touches only fixed things exactly (_solve_lone, slack px/s its round-off),
+    then the rest by Gauss-Seidel to tol px/s (contact_solver.solve_impulses,
+    whose count of updates it returns: < 0 where it ran out of budget)."""
+    _solve_lone(vel, Q, nc, slack)
+    return solve_impulses(vel, inv_mass, Q[3], nc, tol, Q[13])
 
 
 @kernel
@@ -608,8 +624,7 @@ def tick(B, W, G, Q, t, h, params, todo, ntodo, normals, cand):
         Q[15][q, 0] = vel[order[q], 0]
         Q[15][q, 1] = vel[order[q], 1]
     tol = solver_tol(rmin, h, gx, gy)
-    _solve_lone(vel, Q, nc, ROUND_OFF * rmin / h)
-    updates = solve_impulses(vel, inv_mass, C, nc, tol, Q[13])
+    updates = solve_tick(vel, inv_mass, Q, nc, tol, ROUND_OFF * rmin / h)
     stuck = updates < 0
     counts[4] += solve_budget(nc) if stuck else updates  # (ticks.next_level)
     counts[5] += nc
