@@ -268,8 +268,8 @@ def _solve_lone(vel, Q, nc, slack):
     with another listed ball) takes its exact nearest velocity (project_one,
     as rejoin's), its contacts' impulses 0 (no warm start) and their bounds
     lowered to what it meets where round-off left it a hair short (within
-    slack px/s); the Gauss-Seidel that follows finds them met and leaves them. A ball no velocity
-    frees (wedged) is left to it, as before. (Gauss-Seidel ran out of budget
+    slack px/s); the Gauss-Seidel that follows finds them met and leaves
+    them. A ball no velocity frees (wedged) is left to it, as before. (Gauss-Seidel ran out of budget
     on a ball pressed level between two sleepers on the floor - bounds from
     opposite sides a hair apart - so the solve set it loose at every tick, it
     met the floor at once, rejoined with the same push held back, and did so

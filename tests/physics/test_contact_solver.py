@@ -147,10 +147,13 @@ def test_a_warm_started_solve_keeps_the_energy_bound():
 # (angle of the sleepers' normals above the level, degrees; width of the gap
 # between their bounds, px/s; impulse each held at the last tick; the floor's
 # bound, px/s; the ball's inverse mass): cases Gauss-Seidel alone does not
-# finish, found by drawing 3,000 such balls
+# finish, found by drawing such balls; in the second and the last four the
+# exact solve's corner misses a bound by round-off
 PRESSED_LEVEL = [(0.263, 3.769e-4, 148.0, -0.1559, 0.4964), (0.2603, 3.643e-09, 7874.0, -0.3662, 0.006864),
                  (0.05033, 6.62e-08, 8620.0, -0.2663, 0.04653), (0.1179, 0.008966, 5849.0, -0.3451, 0.03103),
-                 (0.1201, 0.1984, 291.0, -0.2668, 0.4613)]
+                 (0.1201, 0.1984, 291.0, -0.2668, 0.4613), (0.107, 3.483e-05, 1390.0, -0.3328, 0.1541),
+                 (0.1333, 2.46e-06, 140.8, -0.3107, 0.7773), (0.004022, 6.92e-10, 6893.0, -0.1427, 0.7705),
+                 (0.02034, 1.307e-12, 3150.0, -0.3252, 0.3268)]
 
 
 def _pressed_level(angle, width, held, floor, inv_mass):
@@ -174,13 +177,12 @@ def test_a_ball_pressed_level_between_two_sleepers_is_solved_exactly_at_its_tick
     # solve gives a ball that touches only fixed things its nearest velocity
     vel, inv_mass, C, tol, slack = _pressed_level(*case)
     assert solve_impulses(vel.copy(), inv_mass, tuple(a.copy() for a in C), 3, tol, solver_scratch(1, 3)) < 0
-    v0 = vel[0].copy()
+    v0, cn, v_min = vel[0].copy(), C[2].copy(), C[3].copy()  # (the solve may lower a bound it misses by round-off)
     # (what solve_tick reads of the tick's scratch: the listed balls' ranks
     # Q[1], the contacts Q[3], their counts Q[5], marks Q[6], the solve's Q[13])
     Q = [None, np.zeros(1, dtype=np.int64), None, C, None, np.array([3, 1, 0, 0, 0, 0]),
          np.zeros(1, dtype=np.int64)] + [None] * 6 + [solver_scratch(1, 3)]
     assert clusters.solve_tick(vel, inv_mass, Q, 3, tol, slack) >= 0
-    cn, v_min = C[2], C[3]
     v = vel[0]
     assert np.all(cn @ v >= v_min - slack)
     # nearest: its change is a sum of the active bounds' normals, weights >= 0
