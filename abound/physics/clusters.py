@@ -100,8 +100,9 @@ from .rest import fall_asleep, far_from_wall, held, try_sleep, wall_gap
 # left unmet by more than UNMET after it (the solve's budget ran out) sets
 # its balls free (their contacts then are the events'). UNMET x radius is
 # also the most a cluster contact can overlap by the next tick, and the
-# next tick keeps it from deepening. ROUND_OFF: what rejoin's exact
-# projection may miss a bound by
+# next tick keeps it from deepening. ROUND_OFF: what an exact projection
+# (rejoin's, a tick's lone balls': _solve_lone) may miss a bound by, and so
+# the most _solve_lone lowers one
 SOLVER_TOL = 5e-4
 # x radius (px): the most the tolerance may throw a ball up by. A heap's
 # contacts push apart at up to SOLVER_BAND tol, and a ball thrown up at
@@ -269,11 +270,12 @@ def _solve_lone(vel, Q, nc, slack):
     as rejoin's), its contacts' impulses 0 (no warm start) and their bounds
     lowered to what it meets where round-off left it a hair short (within
     slack px/s); the Gauss-Seidel that follows finds them met and leaves
-    them. A ball no velocity frees (wedged) is left to it, as before. (Gauss-Seidel ran out of budget
-    on a ball pressed level between two sleepers on the floor - bounds from
-    opposite sides a hair apart - so the solve set it loose at every tick, it
-    met the floor at once, rejoined with the same push held back, and did so
-    for ever: 32 collapses a step, every tick at the shortest.) A fixed
+    them. A ball no velocity frees (wedged) is left to it, as before.
+    (Gauss-Seidel ran out of budget on a ball pressed level between two
+    sleepers on the floor - bounds from opposite sides a hair apart - so
+    the solve set it loose at every tick, it met the floor at once,
+    rejoined with the same push held back, and did so for ever: 32
+    collapses a step, every tick at the shortest.) A fixed
     contact is listed while its own ball is, so a ball's fixed contacts are
     one run of the list. Uses Q[6] (the islands' parents, set afresh after
     the solve) as scratch."""
@@ -301,7 +303,10 @@ def _solve_lone(vel, Q, nc, slack):
                     # a corner of two bounds may miss one by round-off
                     # (within slack): Gauss-Seidel would take that for
                     # unmet and push the two bounds against each other
-                    # until its budget ran out. The bound is what was met
+                    # until its budget ran out. The bound is what was met,
+                    # computed as Gauss-Seidel computes a contact's normal
+                    # speed (the same products, no fused multiply-add), so
+                    # that it finds it met to the bit
                     v_min[d] = min(v_min[d], cn[d, 0] * vx + cn[d, 1] * vy)
         c = e
 

@@ -13,6 +13,9 @@ size). The tests run the seeds the fuzzer found failing
 
 It prints each seed whose energy() rose in one step by more than the hover
 band (invariants.hover_band) plus round-off, and how far, then a count.
+(One step's rise: the tests' _run_checked holds the energy to the lowest it
+has reached plus the band, which also catches a creep over many steps; a
+seed the fuzzer reports fails it, not always the reverse.)
 """
 import argparse
 import warnings
