@@ -136,9 +136,11 @@ def test_a_cluster_ball_struck_again_before_its_tick_meets_the_strike_with_what_
     # with, k held apart: the counted energy changed by m (u - w).k (u and w
     # its velocities after and before the strike), which no event made. These
     # four of 600 such scenes rose 42 to 244 times the hover band in one step
-    # (12 of the 600 rose above it; 1, by 1.27 times, with this fix, and none
-    # of the first 300 once a lone ball's tick is solved exactly). The strike
-    # now meets all of it
+    # (12 of the 600 rose above it; 1, by 1.27 times, with this fix; once a
+    # lone ball's tick is solved exactly, none of the first 300, and at
+    # 8722af1 1 of the first 500, seed 185 by 11.2 times: another cause, the
+    # tick's reaction rejoin gives back, open in issue 23). The strike now
+    # meets all of it
     sim, dt = struck_crowd(seed)  # (tests/helpers/energy_fuzz.py: the fuzzer's scene)
     _run_checked(sim, 120, CLUSTER_OVERLAP, hover_band, dt)
 
