@@ -108,6 +108,13 @@ def hover_band(sim):
     return float(np.sum(sim.masses[free] * 0.5 * tops)) * RESTING * strength
 
 
+def energy_excess(sim, energy, e0, lowest, scale):
+    """How far energy (after a step that began at e0) stands above what the
+    promise allows: e0, or within one hover band of the lowest energy reached,
+    plus ROUND_OFF x scale (energy_scale before the step). <= 0: kept."""
+    return energy - (max(e0, lowest + hover_band(sim)) + ROUND_OFF * scale)
+
+
 def event_budget(n):
     """The total events one step may resolve with n balls (docs/physics.md, "Budgets")."""
     return loop.MAX_EVENTS_BASE + loop.MAX_EVENTS_PER_BALL * n
@@ -160,7 +167,7 @@ class StepChecker:
         if before is not None:
             e0, scale = before
             # (or a cluster's hover: within one band of the lowest since the last edit)
-            assert energy <= max(e0, self._lowest + hover_band(sim)) + ROUND_OFF * scale, \
+            assert energy_excess(sim, energy, e0, self._lowest, scale) <= 0.0, \
                 f"energy rose from {e0!r} to {energy!r} (scale {scale:.3g}) in {where}"
         self._energy = energy, energy_scale(sim)
         self._lowest = min(self._lowest, energy)
