@@ -23,7 +23,8 @@ from .rest import ASLEEP_STUCK, collapse
 from .resolve import resolve_pair, resolve_wall
 from .contact_log import contact_log, log_contact
 from .clusters import (
-    REJOINED, cluster_scratch, clusters_wanted, early_tick, let_go, push_tick, rejoin, take_ahead, tick, ticks_per_part,
+    REJOINED, cluster_scratch, clusters_wanted, early_tick, let_go, push_tick, rejoin, release_closing, take_ahead, tick,
+    ticks_per_part,
 )
 from .strips import gather, scatter, spatial_order
 from .settle import clamp_ball_into_box
@@ -254,6 +255,8 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
         ball_events[a] += 1
         if kind == EV_BALL:
             ball_events[b] += 1
+        fixed_a = is_fixed(mode[a])  # (what becomes fixed at this event: release_closing, below)
+        fixed_b = kind == EV_BALL and is_fixed(mode[b])
         over = -1
         if ball_events[a] > MAX_BALL_EVENTS and not is_fixed(mode[a]):
             over = a
@@ -373,6 +376,14 @@ def event_loop(B, W, H, G, S, params, dt, stats, ball_events, budget, own, log):
                 set_free(B, a, gx, gy, params[P_FRICTION])
             todo[0] = a
             ntodo = 1
+        if len(seed) > 0:  # (a step that runs clusters)
+            # a ball this event stopped (it waits for the tick, or fell
+            # asleep) is no longer where its cluster neighbours' solve took it
+            # to be: those running into it go free (clusters.release_closing)
+            for side in range(2):
+                y = a if side == 0 else (b if kind == EV_BALL else -1)
+                if y >= 0 and is_fixed(mode[y]) and not (fixed_a if side == 0 else fixed_b):
+                    ntodo = release_closing(B, G, Q, y, t, dt, params, cand, todo, ntodo)
         resume[0] = ntodo
         resume[1] = 0
         resume_t[0] = t

@@ -139,9 +139,28 @@ def test_a_cluster_ball_struck_again_before_its_tick_meets_the_strike_with_what_
     # (12 of the 600 rose above it; 1, by 1.27 times, with this fix; once a
     # lone ball's tick is solved exactly, none of the first 300, and at
     # 8722af1 1 of the first 500, seed 185 by 11.2 times: another cause, the
-    # tick's reaction rejoin gives back, open in issue 23). The strike now
+    # tick's reaction rejoin gives back, it seemed: the next test). The strike now
     # meets all of it
     sim, dt = struck_crowd(seed)  # (tests/helpers/energy_fuzz.py: the fuzzer's scene)
+    _run_checked(sim, 120, CLUSTER_OVERLAP, hover_band, dt)
+
+
+@pytest.mark.parametrize("kind, seed", [("strong", 185), ("weak", 85)])
+def test_a_ball_stopped_between_ticks_lets_no_cluster_ball_run_into_it(kind, seed):
+    # a ball that stops between two ticks (it waits for the tick, FROZEN, or
+    # falls asleep) is a fixed thing to the events, and no event watches a
+    # cluster ball against a fixed one: a cluster ball solved to follow it
+    # ran on into it (2.9e-3 r in the heavy balls on light ones, which the
+    # ticks then open, tests/physics/test_robust_scenes.py). Those cluster
+    # balls now go free at that instant (clusters.release_closing) and meet
+    # it as an ordinary event. These two fuzzed crowds, the fuzzer's only
+    # finds in its first 500 of each kind at eed8d33, rose 11.2 (strong 185)
+    # and 22.4 (weak 85) times the hover band in a step (the last notes put
+    # it down to the tick's reaction that rejoin gives back; giving back
+    # gravity's kick alone where that reaction works on the strike, with the
+    # release, made two of strong seeds 500-1,499 rise). With the release,
+    # none of the first 1,500 of either kind rises
+    sim, dt = struck_crowd(seed, kind)
     _run_checked(sim, 120, CLUSTER_OVERLAP, hover_band, dt)
 
 
