@@ -176,8 +176,14 @@ class Warmup:
         self._compiling_now()
         import os
         code = f"from abound import warmup; warmup.compile_here({os.getpid()})"
+        # run where this abound lives: "-c" puts the working directory first on
+        # the child's path, and run from a source checkout with abound
+        # installed the child compiled the checkout's copy into the checkout's
+        # cache, never this one's (every run then said it compiled, and stayed
+        # on the plain-Python engine)
+        home = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         self.process = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=home)
         _children.append(self.process)
         err = self.process.communicate()[1]
         _children.remove(self.process)

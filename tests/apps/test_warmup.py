@@ -336,6 +336,44 @@ def test_the_compiling_child_ends_with_its_parent(tmp_path, end):
         time.sleep(0.02)
 
 
+def test_the_compiling_child_imports_the_abound_its_parent_runs(tmp_path):
+    """Found by a new user: abound installed, run from a source checkout (README's
+    `pip install . && abound demo` in the repository). The child that compiles
+    is started with `python -c`, which puts the working directory first on its
+    path: it imported the checkout's abound, filled that one's cache, and the
+    installed one waited on the plain-Python engine for ever. Here the working
+    directory holds a decoy abound that leaves a mark when imported; the parent
+    runs from a script elsewhere with the real abound on its path, on an empty
+    cache, so a child compiles."""
+    import time
+    decoy = tmp_path / "checkout" / "abound"
+    decoy.mkdir(parents=True)
+    mark = tmp_path / "decoy-imported"
+    (decoy / "__init__.py").write_text(f"open({str(mark)!r}, 'w').close()\nraise SystemExit(3)\n")
+    script = tmp_path / "bin" / "run.py"
+    script.parent.mkdir()
+    script.write_text("import time\n"
+                      "from abound import Simulation, warmup\n"
+                      "sim = Simulation.from_config('drop', backend='fast')\n"
+                      "warm = warmup.start(sim, quiet=True)\n"
+                      "t_end = time.monotonic() + 60\n"
+                      "while warm.process is None and time.monotonic() < t_end:\n"
+                      "    time.sleep(0.01)\n"
+                      "print(warm.process.pid, flush=True)\n"
+                      "time.sleep(60)\n")
+    env = dict(os.environ, PYTHONPATH=str(REPO), NUMBA_CACHE_DIR=str(tmp_path / "empty"))
+    parent = subprocess.Popen([sys.executable, str(script)], cwd=decoy.parent, env=env, stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        child = int(parent.stdout.readline())
+        time.sleep(3.0)  # (the decoy, imported, marks and ends the child at once)
+        assert not mark.exists(), "the compiling child imported the abound of its working directory"
+        assert _alive(child)  # compiling the parent's abound
+    finally:
+        parent.kill()
+        parent.wait(30)
+
+
 def _alive(pid):
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1][0] != "Z"
