@@ -305,22 +305,27 @@ def test_a_read_only_install_caches_in_the_users_cache_directory(tmp_path):
     assert not list(site.rglob("*.nbi")) and not list(site.rglob("__pycache__"))
 
 
-@pytest.mark.parametrize("end", ["exit", "SIGKILL"])
-def test_the_compiling_child_ends_with_its_parent(tmp_path, end):
-    """On an empty cache a child process compiles; a screensaver must leave nothing behind, so it
-    ends when the parent ends - at exit, and even when the parent is killed outright."""
-    import signal
-    import time
-    code = ("import sys, time\n"
-            "from abound import Simulation\n"
-            "from abound import warmup\n"
+def _compiling_parent(sleep):
+    """A parent's code: start the warm-up of the drop on the fast engine (on an empty
+    cache a child compiles), print the child's pid, then sleep ``sleep`` s."""
+    return ("import time\n"
+            "from abound import Simulation, warmup\n"
             "sim = Simulation.from_config('drop', backend='fast')\n"
             "warm = warmup.start(sim, quiet=True)\n"
             "t_end = time.monotonic() + 60\n"
             "while warm.process is None and time.monotonic() < t_end:\n"
             "    time.sleep(0.01)\n"
             "print(warm.process.pid, flush=True)\n"
-            f"time.sleep({2.5 if end == 'exit' else 60})\n")
+            f"time.sleep({sleep})\n")
+
+
+@pytest.mark.parametrize("end", ["exit", "SIGKILL"])
+def test_the_compiling_child_ends_with_its_parent(tmp_path, end):
+    """On an empty cache a child process compiles; a screensaver must leave nothing behind, so it
+    ends when the parent ends - at exit, and even when the parent is killed outright."""
+    import signal
+    import time
+    code = _compiling_parent(2.5 if end == "exit" else 60)
     env = dict(os.environ, PYTHONPATH=str(REPO), NUMBA_CACHE_DIR=str(tmp_path / "empty"))
     parent = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True)
     child = int(parent.stdout.readline())
@@ -352,15 +357,7 @@ def test_the_compiling_child_imports_the_abound_its_parent_runs(tmp_path):
     (decoy / "__init__.py").write_text(f"open({str(mark)!r}, 'w').close()\nraise SystemExit(3)\n")
     script = tmp_path / "bin" / "run.py"
     script.parent.mkdir()
-    script.write_text("import time\n"
-                      "from abound import Simulation, warmup\n"
-                      "sim = Simulation.from_config('drop', backend='fast')\n"
-                      "warm = warmup.start(sim, quiet=True)\n"
-                      "t_end = time.monotonic() + 60\n"
-                      "while warm.process is None and time.monotonic() < t_end:\n"
-                      "    time.sleep(0.01)\n"
-                      "print(warm.process.pid, flush=True)\n"
-                      "time.sleep(60)\n")
+    script.write_text(_compiling_parent(60))
     env = dict(os.environ, PYTHONPATH=str(REPO), NUMBA_CACHE_DIR=str(tmp_path / "empty"))
     parent = subprocess.Popen([sys.executable, str(script)], cwd=decoy.parent, env=env, stdout=subprocess.PIPE,
                               text=True)
