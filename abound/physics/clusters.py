@@ -722,9 +722,10 @@ def release_closing(B, G, Q, y, t, dt, params, cand, todo, ntodo):
     were solved with y moving, or not listed against it at all, and no event
     watches a cluster ball against a fixed one: left in its cluster, a ball
     solved to follow y at 66 px/s ran 2.9e-3 r into it when y stopped, and
-    the pair, both set free later, lay overlapping (seed 1 of the heavy
-    balls on light ones, tests/physics/test_robust_scenes.py). Set free, its
-    contact with y is an ordinary event, with its restitution."""
+    the pair, both set free later, lay overlapping (the heavy balls on light
+    ones of tests/physics/test_robust_scenes.py, seed 1, stepped with a
+    trial rejoin). Set free, its contact with y is an ordinary event, with
+    its restitution."""
     pos, vel, radius, mode, count = B[0], B[1], B[4], B[7], B[8]
     h = until_next_tick(t, dt, params)
     m = _near(B, G, y, cand)
